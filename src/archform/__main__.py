@@ -1,0 +1,5 @@
+"""Allow ``python -m archform``."""
+
+from archform.cli import main
+
+main()

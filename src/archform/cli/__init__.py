@@ -1,0 +1,48 @@
+"""The archform command line: thin commands over spec, lint, render and deploy.
+
+Heavy libraries (pulumi, ansible) are imported inside the commands that need them, so
+`archform --help` and `archform lint` stay fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from archform import __version__
+from archform.cli import _core, init, schema, validate
+
+app = typer.Typer(
+    name="archform",
+    help="Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"archform {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible."""
+
+
+for _module in (validate, schema, init):
+    _module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point: domain errors become one line on stderr, exit 2."""
+    _core.run(app)
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,1 @@
+"""Small quantitative models (allreduce, KV cache, Little's law) shared by lint and CLI."""

@@ -1,0 +1,1 @@
+"""The architecture linter: rules over validated blueprints, findings, reports."""

@@ -1,0 +1,1 @@
+"""Rendering: view-models -> one Jinja environment -> files written atomically."""

@@ -1,0 +1,7 @@
+"""Built-in targets. Each module exposes TARGET; add new ones to BUILTIN."""
+
+from __future__ import annotations
+
+from archform.render.target import Target
+
+BUILTIN: list[Target] = []

@@ -1,0 +1,213 @@
+"""Load blueprint files: YAML with positions -> catalog defaults -> typed models.
+
+Every problem becomes a SpecProblem at file:line:col with a hint; nothing raises a
+traceback for bad input.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from archform.spec.defaults import fill_defaults
+from archform.spec.document import BlueprintSet, Document
+from archform.spec.errors import SpecError, SpecProblem
+from archform.spec.models.inference import InferenceFleet
+from archform.spec.models.platform import Platform
+from archform.spec.models.training import TrainingCluster
+from archform.spec.source import RawDocument, parse_documents, read_text
+from archform.spec.validate import problems_from
+
+MODELS: dict[str, type[BaseModel]] = {
+    "TrainingCluster": TrainingCluster,
+    "InferenceFleet": InferenceFleet,
+    "Platform": Platform,
+}
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def load_text(text: str, display: str = "<string>") -> BlueprintSet:
+    """Load blueprint documents from a string (tests, stdin)."""
+    from archform.spec.source import decode
+
+    decode(text.encode("utf-8"), display)
+    return _finish(_validate_all(parse_documents(text, display)), {display: text})
+
+
+def load_paths(paths: Iterable[Path | str]) -> BlueprintSet:
+    """Load files (and folders of *.yaml) together; references resolve across them."""
+    documents: list[Document] = []
+    texts: dict[str, str] = {}
+    problems: list[SpecProblem] = []
+    for path in expand_paths(paths):
+        display = str(path)
+        try:
+            text = read_text(path, display)
+            texts[display] = text
+            documents.extend(_validate_all(parse_documents(text, display)))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return _finish(documents, texts)
+
+
+def expand_paths(paths: Iterable[Path | str]) -> list[Path]:
+    """Files as given; folders expanded to their *.yaml/*.yml files, sorted."""
+    out: list[Path] = []
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            out.extend(
+                sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES and p.is_file())
+            )
+        else:
+            out.append(path)
+    return out
+
+
+def _validate_all(raws: list[RawDocument]) -> list[Document]:
+    documents: list[Document] = []
+    problems: list[SpecProblem] = []
+    for raw in raws:
+        try:
+            documents.append(validate_document(raw))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return documents
+
+
+def validate_document(raw: RawDocument) -> Document:
+    """Validate one raw document into its typed model."""
+    data = raw.data
+    if not isinstance(data, dict):
+        pos = raw.source.start
+        raise SpecError.at(
+            raw.file,
+            pos,
+            f"a blueprint document must be a mapping, got {_kind_word(data)}",
+            "start the document with `version: 1` and `kind: ...`",
+        )
+    kind = data.get("kind")
+    if kind is None:
+        raise SpecError.at(
+            raw.file,
+            raw.source.start,
+            "missing required key 'kind'",
+            "add kind: TrainingCluster, InferenceFleet or Platform",
+        )
+    if not isinstance(kind, str) or kind not in MODELS:
+        close = difflib.get_close_matches(str(kind), list(MODELS), n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}?" if close else "use one of " + ", ".join(MODELS)
+        raise SpecError.at(
+            raw.file,
+            raw.source.locate(("kind",), prefer="value"),
+            f"kind: unknown blueprint kind {kind!r}",
+            hint,
+            "kind",
+        )
+    problems = fill_defaults(raw)
+    model_cls = MODELS[kind]
+    try:
+        model = model_cls.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(problems_from(exc, raw, model_cls))
+        model = None
+    if problems:
+        problems.sort(key=lambda p: (p.line, p.column))
+        raise SpecError(problems)
+    assert isinstance(model, TrainingCluster | InferenceFleet | Platform)
+    return Document(raw.file, raw.index, model, raw.source, data)
+
+
+def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
+    problems: list[SpecProblem] = []
+    seen: dict[str, Document] = {}
+    for doc in documents:
+        if doc.name in seen:
+            first = seen[doc.name]
+            pos = doc.locate(("name",), prefer="value")
+            problems.append(
+                SpecProblem(
+                    doc.file,
+                    pos.line,
+                    pos.column,
+                    f"name: {doc.name!r} is already used by a {first.kind} "
+                    f"({first.file}:{first.locate(('name',)).line})",
+                    "every document needs a unique name",
+                    "name",
+                )
+            )
+        else:
+            seen[doc.name] = doc
+    for doc in documents:
+        if isinstance(doc.model, Platform):
+            problems.extend(_check_platform(doc, doc.model, seen))
+    if problems:
+        raise SpecError(problems)
+    return BlueprintSet(tuple(documents), texts)
+
+
+def _check_platform(doc: Document, model: Platform, names: dict[str, Document]) -> list[SpecProblem]:
+    out: list[SpecProblem] = []
+    wanted = {"training": "TrainingCluster", "inference": "InferenceFleet"}
+    for field, kind in wanted.items():
+        target = getattr(model, field)
+        found = names.get(target)
+        pos = doc.locate((field,), prefer="value")
+        if found is None:
+            candidates = [n for n, d in names.items() if d.kind in (kind, "TrainingCluster")]
+            close = difflib.get_close_matches(target, candidates, n=1, cutoff=0.5)
+            hint = (
+                f"did you mean {close[0]!r}?"
+                if close
+                else f"pass the file holding the {kind} too (archform validate a.yaml b.yaml)"
+            )
+            out.append(
+                SpecProblem(
+                    doc.file,
+                    pos.line,
+                    pos.column,
+                    f"{field}: no document named {target!r} among the files given",
+                    hint,
+                    field,
+                )
+            )
+        elif field == "training" and found.kind != "TrainingCluster":
+            out.append(
+                SpecProblem(
+                    doc.file,
+                    pos.line,
+                    pos.column,
+                    f"training: {target!r} is a {found.kind}, expected a TrainingCluster",
+                    "name the TrainingCluster that produces the weights",
+                    field,
+                )
+            )
+        elif field == "inference" and found.kind == "Platform":
+            out.append(
+                SpecProblem(
+                    doc.file,
+                    pos.line,
+                    pos.column,
+                    f"inference: {target!r} is a Platform, expected an InferenceFleet",
+                    "name the InferenceFleet that serves the weights",
+                    field,
+                )
+            )
+    return out
+
+
+def _kind_word(data: Any) -> str:
+    if isinstance(data, list):
+        return "a list"
+    if isinstance(data, str):
+        return f"the text {data[:40]!r}"
+    return type(data).__name__

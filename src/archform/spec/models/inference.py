@@ -1,0 +1,147 @@
+"""The InferenceFleet blueprint: loosely coupled Kubernetes GPU pools across regions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from archform.spec.models.common import (
+    Cidr,
+    CloudProvider,
+    Count,
+    DocumentBase,
+    Gpu,
+    InstanceType,
+    Region,
+    StorageUri,
+    Strict,
+)
+
+
+class FleetPlacement(Strict):
+    """Regions the fleet serves from (one Kubernetes cluster per region)."""
+
+    provider: CloudProvider
+    regions: list[Region] | None = None
+    region: Region | None = Field(default=None, description="Shorthand for one region.")
+
+    @model_validator(mode="after")
+    def _one_region_field(self) -> FleetPlacement:
+        if (self.region is None) == (self.regions is None):
+            raise ValueError("give exactly one of `regions` or `region`")
+        if self.regions is not None and not self.regions:
+            raise ValueError("`regions` must not be empty")
+        if self.regions is not None and len(set(self.regions)) != len(self.regions):
+            raise ValueError("`regions` lists a region twice")
+        return self
+
+    @property
+    def all_regions(self) -> tuple[str, ...]:
+        """Every region, in the order written."""
+        return tuple(self.regions) if self.regions is not None else (str(self.region),)
+
+
+class ServedModel(Strict):
+    """The model served and where its weights live (the registry location)."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")]
+    params: Count
+    precision: Literal["bf16", "fp16", "fp8", "int8", "int4"] = "bf16"
+    max_context_tokens: Annotated[int, Field(ge=128, le=10_000_000)] = 8192
+    source: StorageUri = Field(description="The model registry location of the weights.")
+    source_region: Region | None = Field(
+        default=None, description="Region of `source` (default: the fleet's first region)."
+    )
+    replicate_to_regions: bool = Field(
+        default=True,
+        description="Copy the weights into a bucket in every serving region; pods pull in-region.",
+    )
+    layers: Annotated[int, Field(ge=1, le=1000)] | None = None
+    kv_heads: Annotated[int, Field(ge=1, le=1024)] | None = None
+    head_dim: Annotated[int, Field(ge=1, le=1024)] | None = None
+
+
+class Server(Strict):
+    """The model server run in each pod."""
+
+    kind: Literal["vllm", "tgi", "triton", "nim"] = "vllm"
+    image: Annotated[
+        str,
+        Field(
+            pattern=r"^[a-z0-9][a-z0-9./_-]{0,200}(:[A-Za-z0-9._-]{1,128})?(@sha256:[a-f0-9]{64})?$",
+            description="Container image, pinned by tag or digest.",
+        ),
+    ]
+    tensor_parallel: Annotated[int, Field(ge=1, le=64)] = 1
+    port: Annotated[int, Field(ge=1024, le=65535)] = 8000
+    load_time_seconds: Annotated[int, Field(ge=10, le=7200)] = Field(
+        default=600, description="Expected model load time; sizes the startup probe."
+    )
+
+
+class GpuPool(Strict):
+    """The GPU node pool in each region."""
+
+    instance_type: InstanceType
+    gpu: Gpu | None = None
+    purchase: Literal["spot", "on_demand", "reserved"] = "on_demand"
+    on_demand_floor_per_region: Annotated[int, Field(ge=0, le=10_000)] = 0
+    fabric: Literal["infiniband", "efa", "roce", "ethernet"] = "ethernet"
+    min_nodes_per_region: Annotated[int, Field(ge=0, le=10_000)]
+    max_nodes_per_region: Annotated[int, Field(ge=1, le=10_000)]
+
+    @model_validator(mode="after")
+    def _bounds(self) -> GpuPool:
+        if self.min_nodes_per_region > self.max_nodes_per_region:
+            raise ValueError(
+                f"min_nodes_per_region ({self.min_nodes_per_region}) exceeds "
+                f"max_nodes_per_region ({self.max_nodes_per_region})"
+            )
+        return self
+
+
+class SystemPool(Strict):
+    """CPU nodes for everything that is not the model server."""
+
+    instance_type: InstanceType
+    nodes_per_region: Annotated[int, Field(ge=1, le=1000)] = 2
+
+
+class Autoscaling(Strict):
+    """What the autoscaler watches and the per-replica target."""
+
+    metric: Literal["queue_depth", "requests_per_second", "kv_cache_usage", "gpu_utilization"]
+    target: Annotated[float, Field(gt=0, le=1_000_000)]
+
+
+class Traffic(Strict):
+    """Expected load and latency target."""
+
+    peak_rps: Annotated[float, Field(gt=0, le=100_000_000)]
+    p99_latency_ms: Annotated[int, Field(ge=1, le=600_000)]
+    global_load_balancer: bool = True
+    tokens_per_request: Annotated[int, Field(ge=1, le=1_000_000)] = Field(
+        default=256, description="Mean generated tokens per request (sizing assumption)."
+    )
+
+
+class KubernetesSettings(Strict):
+    """Kubernetes version and who may reach the API server."""
+
+    version: Annotated[str, Field(pattern=r"^1\.\d{2}$", description='Quoted: "1.30"')] = "1.30"
+    api_access_cidrs: list[Cidr] = Field(default_factory=list)
+
+
+class InferenceFleet(DocumentBase):
+    """An autoscaled, multi-region model-serving fleet."""
+
+    kind: Literal["InferenceFleet"]
+    placement: FleetPlacement
+    model: ServedModel
+    server: Server
+    gpu_pool: GpuPool
+    system_pool: SystemPool | None = None
+    autoscaling: Autoscaling | None = None
+    traffic: Traffic | None = None
+    kubernetes: KubernetesSettings = Field(default_factory=KubernetesSettings)

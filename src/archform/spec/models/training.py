@@ -1,0 +1,279 @@
+"""The TrainingCluster blueprint: tightly coupled GPU nodes, fabric, Lustre, Slurm."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from archform.spec.models.common import (
+    Address,
+    Cidr,
+    CloudId,
+    Count,
+    CpuTopology,
+    DocumentBase,
+    Gpu,
+    HostName,
+    InstanceType,
+    MountPath,
+    Provider,
+    Region,
+    StorageUri,
+    Strict,
+    Zone,
+)
+
+FabricKind = Literal["infiniband", "roce", "efa", "gpudirect_tcpxo", "gpudirect_tcpx", "ethernet"]
+Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
+SLURM_VERSIONS = ("22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11")
+
+
+class Network(Strict):
+    """The cluster's VPC/VNet: created from `cidr`, or existing ids reused."""
+
+    cidr: Cidr = "10.42.0.0/16"
+    existing_vpc_id: CloudId | None = None
+    existing_subnet_ids: list[CloudId] = Field(default_factory=list)
+
+
+class TrainingPlacement(Strict):
+    """Where the cluster runs. A training cluster belongs in one region and one zone."""
+
+    provider: Provider
+    region: Region | None = Field(default=None, description="Cloud region, or on-prem site.")
+    regions: list[Region] | None = Field(
+        default=None, description="Accepted so it can be linted (TRN001); use `region`."
+    )
+    zones: list[Zone] = Field(default_factory=list)
+    colocation: Literal["cluster", "spread", "none"] = "cluster"
+    network: Network = Field(default_factory=Network)
+
+    @model_validator(mode="after")
+    def _one_region_field(self) -> TrainingPlacement:
+        if (self.region is None) == (self.regions is None):
+            raise ValueError("give exactly one of `region` or `regions`")
+        if self.regions is not None and not self.regions:
+            raise ValueError("`regions` must not be empty")
+        return self
+
+    @property
+    def all_regions(self) -> tuple[str, ...]:
+        """Every region named, in order, without duplicates."""
+        names = [self.region] if self.region is not None else list(self.regions or [])
+        return tuple(dict.fromkeys(names))
+
+    @property
+    def primary_region(self) -> str:
+        """The region the cluster is built in (the first one named)."""
+        return self.all_regions[0]
+
+
+class Rack(Strict):
+    """On-prem facility facts."""
+
+    kw_per_rack: Annotated[float, Field(gt=0, le=500)]
+    cooling: Literal["air", "liquid", "rear_door"] = "air"
+
+
+class NodeGroup(Strict):
+    """A set of identical nodes. The `compute` block is the first group."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,15}$")] = "gpu"
+    nodes: Annotated[int, Field(ge=1, le=100_000)]
+    instance_type: InstanceType | None = None
+    gpu: Gpu | None = None
+    cpu: CpuTopology | None = None
+    memory_gib: Annotated[int, Field(ge=1, le=65536)] | None = None
+    purchase: Purchase = "on_demand"
+    capacity_reservation_id: CloudId | None = None
+
+
+class Compute(NodeGroup):
+    """Compute nodes of the cluster (the primary node group)."""
+
+    rack: Rack | None = None
+    extra_groups: list[NodeGroup] = Field(
+        default_factory=list,
+        description="Further node groups (e.g. an older GPU generation); linted by TRN007.",
+    )
+
+    @property
+    def groups(self) -> tuple[NodeGroup, ...]:
+        """All node groups, primary first."""
+        return (self, *self.extra_groups)
+
+    @property
+    def total_nodes(self) -> int:
+        """Nodes over all groups."""
+        return sum(g.nodes for g in self.groups)
+
+    @property
+    def total_gpus(self) -> int:
+        """GPUs over all groups."""
+        return sum(g.nodes * (g.gpu.per_node if g.gpu else 0) for g in self.groups)
+
+
+class Topology(Strict):
+    """Fabric topology: drives Slurm's topology.conf and NCCL settings."""
+
+    kind: Literal["fat_tree", "rail_optimized", "block", "flat"] = "fat_tree"
+    nodes_per_leaf: Annotated[int, Field(ge=1, le=4096)] = 32
+    block_size: Annotated[int, Field(ge=1, le=1024)] = 18
+
+
+class Roce(Strict):
+    """RoCEv2 traffic class settings (switch side must match)."""
+
+    dscp: Annotated[int, Field(ge=0, le=63)] = 26
+    gid_index: Annotated[int, Field(ge=0, le=255)] | None = None
+
+
+class Fabric(Strict):
+    """GPU-to-GPU network. Defaults come from the instance type in the catalog."""
+
+    kind: FabricKind
+    gbps_per_node: Annotated[int, Field(ge=1, le=100_000)]
+    rails: Annotated[int, Field(ge=1, le=64)] = 1
+    topology: Topology = Field(default_factory=Topology)
+    gpudirect_rdma: bool = True
+    sharp: bool = False
+    hcas: list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,31}$")]] | None = Field(
+        default=None, description="Exact HCA names (e.g. mlx5_0); NCCL_IB_HCA gets '=' exact match."
+    )
+    socket_ifname: Annotated[str, Field(pattern=r"^[a-z][a-z0-9.-]{0,15}$")] | None = None
+    roce: Roce = Field(default_factory=Roce)
+
+
+class Storage(Strict):
+    """One file system or bucket the cluster mounts or reads."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}$")]
+    kind: Literal["lustre", "nfs", "object", "local_nvme", "gpfs", "weka"]
+    purpose: Literal["training_data", "checkpoints", "home", "scratch", "models"]
+    capacity_tib: Annotated[float, Field(gt=0, le=1_000_000)]
+    throughput_mbps_per_tib: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    mount: MountPath | None = None
+    source: StorageUri | None = None
+    region: Region | None = None
+    encrypted: bool = True
+    deployment: Literal["persistent", "scratch"] = Field(
+        default="persistent", description="Replicated (persistent) or not (scratch)."
+    )
+    endpoint: (
+        Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9.@:/_,-]{0,200}$")] | None
+    ) = Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
+    stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
+
+
+class Partition(Strict):
+    """A Slurm partition."""
+
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,30}$")]
+    default: bool = False
+    max_time_hours: Annotated[int, Field(ge=1, le=8760)] | None = None
+    exclusive: bool = True
+    groups: list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,15}$")]] | None = None
+
+
+SlurmOption = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9]{1,63}$")]
+SlurmValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9_./:,=+@%-]{0,200}$")] | int | bool
+
+
+class Scheduler(Strict):
+    """Slurm (or Kubernetes) on the cluster."""
+
+    kind: Literal["slurm", "kubernetes"] = "slurm"
+    version: Annotated[
+        str,
+        Field(pattern=r"^\d{2}\.\d{2}(\.\d{1,2})?$", description='Slurm version, quoted: "23.11"'),
+    ] = "23.11"
+    partitions: list[Partition] = Field(
+        default_factory=lambda: [Partition(name="train", default=True, exclusive=True)]
+    )
+    accounting: bool = False
+    containers: Literal["pyxis", "none"] = "none"
+    health_checks: list[Literal["nhc", "dcgm"]] = Field(default_factory=list)
+    backup_controller: bool = False
+    controller_instance_type: InstanceType | None = None
+    login_nodes: Annotated[int, Field(ge=0, le=16)] = 1
+    elastic: bool = Field(
+        default=False, description="Nodes are Slurm CLOUD nodes, powered up and down on demand."
+    )
+    gres_autodetect: Literal["off", "nvml", "nvidia"] = "off"
+    slurm_conf: dict[SlurmOption, SlurmValue] = Field(
+        default_factory=dict, description="Raw slurm.conf overrides (checked by SCH001)."
+    )
+
+    @model_validator(mode="after")
+    def _known_version(self) -> Scheduler:
+        if self.kind == "slurm" and self.version[:5] not in SLURM_VERSIONS:
+            raise ValueError(
+                f"Slurm {self.version} is not supported; choose one of {', '.join(SLURM_VERSIONS)}"
+            )
+        defaults = [p.name for p in self.partitions if p.default]
+        if len(defaults) > 1:
+            raise ValueError(f"only one partition may be default, got {', '.join(defaults)}")
+        return self
+
+    @property
+    def version_tuple(self) -> tuple[int, int]:
+        """(major, minor), e.g. (23, 11)."""
+        major, minor = self.version.split(".")[:2]
+        return int(major), int(minor)
+
+
+class TrainingWorkload(Strict):
+    """What the cluster trains; used by quantitative rules and estimates."""
+
+    framework: Literal[
+        "pytorch_ddp",
+        "pytorch_fsdp",
+        "deepspeed",
+        "megatron",
+        "nemo",
+        "jax",
+        "horovod",
+        "custom_mpi",
+    ] = "pytorch_fsdp"
+    model_params: Count | None = None
+    precision: Literal["bf16", "fp16", "fp8", "fp32"] = "bf16"
+    global_batch_tokens: Count = 4e6
+    checkpoint_interval_minutes: Annotated[int, Field(ge=1, le=10080)] | None = None
+
+
+class Access(Strict):
+    """Who may reach the cluster. Private by default: no SSH from anywhere."""
+
+    ssh_cidrs: list[Cidr] = Field(default_factory=list)
+
+
+class Host(Strict):
+    """An on-prem host."""
+
+    name: HostName
+    address: Address
+
+
+class Hosts(Strict):
+    """On-prem inventory. Without it, names derive from the cluster name."""
+
+    connection: Literal["ssh", "local"] = "ssh"
+    controller: Host
+    login: list[Host] = Field(default_factory=list)
+    compute: list[Host] = Field(default_factory=list)
+
+
+class TrainingCluster(DocumentBase):
+    """A tightly coupled GPU cluster for training."""
+
+    kind: Literal["TrainingCluster"]
+    purpose: Literal["pretraining", "fine_tuning", "hpc", "serving"] = "pretraining"
+    placement: TrainingPlacement
+    compute: Compute
+    fabric: Fabric
+    storage: list[Storage] = Field(default_factory=list)
+    scheduler: Scheduler = Field(default_factory=Scheduler)
+    training: TrainingWorkload | None = None
+    access: Access = Field(default_factory=Access)
+    hosts: Hosts | None = None

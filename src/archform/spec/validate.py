@@ -1,0 +1,213 @@
+"""Turn pydantic validation errors into located, hinted SpecProblems."""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from archform.spec.errors import SpecProblem
+from archform.spec.paths import Loc, format_path
+from archform.spec.source import RawDocument
+
+_TYPE_WORDS = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "date_type": "a date (YYYY-MM-DD)",
+    "date_parsing": "a date (YYYY-MM-DD)",
+    "date_from_datetime_inexact": "a date (YYYY-MM-DD)",
+}
+
+
+def problems_from(exc: ValidationError, doc: RawDocument, model: type[BaseModel]) -> list[SpecProblem]:
+    """One SpecProblem per pydantic error, at the offending key or value."""
+    out: list[SpecProblem] = []
+    seen: set[tuple[Loc, str]] = set()
+    for err in exc.errors(include_url=False):
+        loc = _clean_loc(doc.data, tuple(err["loc"]))
+        message, hint, prefer = _describe(err, loc, model, doc.data)
+        if (loc, message) in seen:
+            continue
+        seen.add((loc, message))
+        pos = doc.source.locate(loc, prefer=prefer)
+        path = format_path(loc)
+        text = f"{path}: {message}" if path else message
+        out.append(SpecProblem(doc.file, pos.line, pos.column, text, hint, path))
+    out.sort(key=lambda p: (p.line, p.column))
+    return out
+
+
+def _clean_loc(data: Any, loc: tuple[Any, ...]) -> Loc:
+    """Keep only parts that address data (drop union-member tags pydantic adds)."""
+    out: list[str | int] = []
+    node = data
+    for i, part in enumerate(loc):
+        last = i == len(loc) - 1
+        if isinstance(node, dict) and isinstance(part, str):
+            if part in node:
+                out.append(part)
+                node = node[part]
+            elif last:
+                out.append(part)
+                node = None
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            out.append(part)
+            node = node[part]
+    return tuple(out)
+
+
+def _describe(
+    err: ErrorDetails, loc: Loc, model: type[BaseModel], data: Any
+) -> tuple[str, str, str]:
+    kind = err["type"]
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    if kind == "missing":
+        field = str(loc[-1]) if loc else "?"
+        return f"missing required key {field!r}", _missing_hint(model, loc), "key"
+    if kind == "extra_forbidden":
+        field = str(loc[-1]) if loc else "?"
+        allowed = sorted(_fields_at(model, loc[:-1]))
+        close = difflib.get_close_matches(field, allowed, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}?" if close else "allowed keys: " + ", ".join(allowed)
+        return f"unknown key {field!r}", hint, "key"
+    if kind in ("literal_error", "enum"):
+        expected = str(ctx.get("expected", ""))
+        options = [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
+        close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.5)
+        hint = f"did you mean {close[0]!r}?" if close else f"use one of {expected}"
+        return f"expected one of {expected}, got {_show(value)}", hint, "value"
+    if kind == "string_type" and isinstance(value, float):
+        return (
+            f"expected a string, got the number {value!r}",
+            f"quote it (\"{value}\"): YAML reads 23.10 as the number 23.1",
+            "value",
+        )
+    if kind in _TYPE_WORDS:
+        return f"expected {_TYPE_WORDS[kind]}, got {_show(value)}", _type_hint(kind), "value"
+    if kind == "string_pattern_mismatch":
+        return (
+            f"{_show(value)} is not allowed here (must match {ctx.get('pattern')})",
+            _pattern_hint(loc),
+            "value",
+        )
+    if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        bound = next(iter(ctx.values()), "?")
+        words = {
+            "greater_than": "greater than",
+            "greater_than_equal": "at least",
+            "less_than": "less than",
+            "less_than_equal": "at most",
+        }[kind]
+        return f"must be {words} {bound}, got {_show(value)}", "", "value"
+    if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
+        return err["msg"][0].lower() + err["msg"][1:], "", "value"
+    if kind == "value_error":
+        message = str(err["msg"]).removeprefix("Value error, ")
+        return message, "", "value" if not isinstance(value, dict) else "key"
+    if kind == "literal_error":  # pragma: no cover - handled above
+        return err["msg"], "", "value"
+    return err["msg"], "", "value"
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _type_hint(kind: str) -> str:
+    if kind.startswith("int"):
+        return "write a plain number without quotes or units"
+    if kind.startswith("bool"):
+        return "write true or false"
+    if kind.startswith("date"):
+        return "write the date as 2027-03-31"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return "indent the keys below this one"
+    if kind == "list_type":
+        return "write a list: [a, b] or one '- item' per line"
+    return ""
+
+
+def _pattern_hint(loc: Loc) -> str:
+    field = str(loc[-1]) if loc else ""
+    hints = {
+        "name": "use lowercase letters, digits and '-', starting with a letter (max 39)",
+        "region": "write a region id such as us-east-1, europe-west4 or eastus",
+        "regions": "write region ids such as us-east-1, europe-west4 or eastus",
+        "version": 'quote the version, e.g. "23.11" (Slurm) or "1.30" (Kubernetes)',
+        "image": "write an image reference such as vllm/vllm-openai:v0.6.3",
+        "bucket": "use a bucket name: lowercase letters, digits, '.' and '-'",
+        "rule": "write a rule code such as TRN003",
+    }
+    if field in hints:
+        return hints[field]
+    if isinstance(field, str) and field:
+        return "only letters, digits and a few separators are allowed; no quotes or spaces"
+    return ""
+
+
+def _missing_hint(model: type[BaseModel], loc: Loc) -> str:
+    field = str(loc[-1]) if loc else ""
+    if field == "fabric":
+        return "on-prem clusters must declare fabric: {kind, gbps_per_node}; cloud types fill it"
+    if field == "kind":
+        return "add kind: TrainingCluster, InferenceFleet or Platform"
+    if field == "version":
+        return "add `version: 1` at the top of the document"
+    parent = _model_at(model, loc[:-1])
+    if parent is not None and field in parent.model_fields:
+        desc = parent.model_fields[field].description
+        if desc:
+            return f"add `{field}:` ({desc.rstrip('.')})"
+    return f"add `{field}:`; `archform schema` lists every key"
+
+
+def _fields_at(model: type[BaseModel], loc: Loc) -> list[str]:
+    target = _model_at(model, loc)
+    return list(target.model_fields) if target is not None else []
+
+
+def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
+    tp: Any = model
+    for part in loc:
+        tp = _unwrap(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            if not isinstance(part, str) or part not in tp.model_fields:
+                return None
+            tp = tp.model_fields[part].annotation
+        elif typing.get_origin(tp) is list:
+            tp = typing.get_args(tp)[0]
+        elif typing.get_origin(tp) is dict:
+            tp = typing.get_args(tp)[1]
+        else:
+            return None
+    tp = _unwrap(tp)
+    return tp if isinstance(tp, type) and issubclass(tp, BaseModel) else None
+
+
+def _unwrap(tp: Any) -> Any:
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            members = [a for a in typing.get_args(tp) if a is not type(None)]
+            models = [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
+            tp = models[0] if models else members[0]
+        else:
+            return tp
