@@ -13,7 +13,8 @@ from archform.spec.document import BlueprintSet, Document
 def resolved_data(doc: Document) -> dict[str, Any]:
     """The document's model as plain JSON-compatible data (defaults included)."""
     data: dict[str, Any] = doc.model.model_dump(mode="json")
-    return data
+    head = {key: data.pop(key) for key in ("version", "kind", "name")}
+    return {**head, **data}
 
 
 def dump_yaml(documents: list[dict[str, Any]], header: str = "") -> str:

@@ -1,0 +1,71 @@
+"""Slurm hostlist expressions: compress names into ranges (gpu[001-032])."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_TAIL = re.compile(r"^(.*?)(\d+)$")
+
+
+def compress(names: Iterable[str]) -> str:
+    """Compress host names into a Slurm hostlist: ``a-gpu[001-004,007],b``.
+
+    Names sharing a prefix and a zero-padded width collapse into one bracket; order of
+    first appearance of each prefix is kept, numbers are sorted within a bracket.
+    """
+    groups: dict[tuple[str, int], list[int]] = {}
+    singles: list[str] = []
+    order: list[tuple[str, int] | str] = []
+    for name in names:
+        match = _TAIL.match(name)
+        if not match:
+            if name not in singles:
+                singles.append(name)
+                order.append(name)
+            continue
+        key = (match.group(1), len(match.group(2)))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(int(match.group(2)))
+    parts: list[str] = []
+    for item in order:
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        prefix, width = item
+        numbers = sorted(set(groups[item]))
+        if len(numbers) == 1:
+            parts.append(f"{prefix}{numbers[0]:0{width}d}")
+            continue
+        ranges = []
+        start = prev = numbers[0]
+        for n in [*numbers[1:], None]:
+            if n is not None and n == prev + 1:
+                prev = n
+                continue
+            ranges.append(
+                f"{start:0{width}d}" if start == prev else f"{start:0{width}d}-{prev:0{width}d}"
+            )
+            if n is not None:
+                start = prev = n
+        parts.append(f"{prefix}[{','.join(ranges)}]")
+    return ",".join(parts)
+
+
+def expand(expr: str) -> list[str]:
+    """Expand a hostlist made by `compress` (used by tests and verifiers)."""
+    out: list[str] = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", expr):
+        match = re.fullmatch(r"(.*?)\[([^\]]*)\]", part)
+        if not match:
+            out.append(part)
+            continue
+        prefix, body = match.groups()
+        for chunk in body.split(","):
+            lo, _, hi = chunk.partition("-")
+            width = len(lo)
+            for n in range(int(lo), int(hi or lo) + 1):
+                out.append(f"{prefix}{n:0{width}d}")
+    return out

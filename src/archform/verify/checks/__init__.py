@@ -1,0 +1,7 @@
+"""Built-in checks. Each module exposes CHECK; add it to BUILTIN in run order."""
+
+from __future__ import annotations
+
+from archform.verify import Check
+
+BUILTIN: list[Check] = []

@@ -1,0 +1,133 @@
+"""Run a generated Pulumi Python program in-process under `pulumi.runtime.set_mocks`.
+
+No Pulumi CLI and no credentials: the real provider SDK classes build every resource
+(so wrong argument names or types fail), and a recorder captures type, name and inputs.
+Provider-computed outputs are filled with deterministic placeholders.
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class MockResource:
+    """One registered resource."""
+
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    provider: str
+
+
+@dataclass(slots=True)
+class MockRun:
+    """What a program registered and exported."""
+
+    project: str
+    resources: list[MockResource] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    def of_type(self, type_token: str) -> list[MockResource]:
+        """Resources of one type token (e.g. 'aws:ec2/launchTemplate:LaunchTemplate')."""
+        return [r for r in self.resources if r.type == type_token]
+
+    def counts(self) -> dict[str, int]:
+        """Resource count per type, sorted by type."""
+        out: dict[str, int] = {}
+        for r in self.resources:
+            out[r.type] = out.get(r.type, 0) + 1
+        return dict(sorted(out.items()))
+
+
+class MockProgramError(Exception):
+    """The program failed under mocks (wrong argument, type error, exception)."""
+
+
+def _plain(value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value, default=str, sort_keys=True))
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """Placeholder provider outputs, deterministic from the resource name."""
+    out = dict(inputs)
+    ident = f"{name}-id"
+    out.setdefault("id", ident)
+    out.setdefault("arn", f"arn:mock:{type_token.split(':')[0]}::000000000000:{name}")
+    out.setdefault("name", inputs.get("name", name))
+    out.setdefault("dnsName", f"{name}.mock.internal")
+    out.setdefault("mountName", "mockfs")
+    out.setdefault("privateIp", "10.0.0.10")
+    out.setdefault("selfLink", f"https://mock/{name}")
+    out.setdefault("endpoint", f"https://{name}.mock.internal")
+    out.setdefault("kubeconfig", "apiVersion: v1\nkind: Config\n")
+    return out
+
+
+def run_program(
+    project_dir: Path, config: dict[str, str] | None = None, stack: str = "mock"
+) -> MockRun:
+    """Execute `project_dir/__main__.py` under mocks; return what it registered."""
+    import pulumi
+    import pulumi.runtime
+
+    project_dir = project_dir.resolve()
+    meta = (project_dir / "Pulumi.yaml").read_text("utf-8")
+    project = next(
+        (ln.split(":", 1)[1].strip().strip("'\"") for ln in meta.splitlines() if ln.startswith("name:")),
+        project_dir.name,
+    )
+    run = MockRun(project)
+
+    class Recorder(pulumi.runtime.Mocks):  # type: ignore[misc]
+        def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
+            inputs = _plain(args.inputs)
+            run.resources.append(MockResource(args.typ, args.name, inputs, str(args.provider or "")))
+            state = _computed(args.typ, args.name, inputs)
+            return f"{args.name}-id", state
+
+        def call(self, args: Any) -> dict[str, Any]:
+            token = str(args.token)
+            if token.endswith("getAvailabilityZones"):
+                return {"names": ["zone-a", "zone-b", "zone-c"], "zoneIds": ["z1", "z2", "z3"]}
+            if token.endswith("getCallerIdentity"):
+                return {"accountId": "000000000000", "arn": "arn:mock", "userId": "mock"}
+            if token.endswith("getPartition"):
+                return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+            if token.endswith("getRegion"):
+                return {"name": "mock-region", "region": "mock-region"}
+            return {}
+
+    pulumi.runtime.set_mocks(Recorder(), project=project, stack=stack, preview=False)
+    full = {k if ":" in k else f"{project}:{k}": v for k, v in (config or {}).items()}
+    pulumi.runtime.set_all_config(full)
+    before = set(sys.modules)
+    sys.path.insert(0, str(project_dir))
+
+    @pulumi.runtime.test  # type: ignore[misc]
+    def _program() -> Any:
+        runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__")
+        root = pulumi.runtime.get_root_resource()
+        outputs = getattr(root, "outputs", {}) or {}
+        return pulumi.Output.from_input(outputs).apply(lambda v: run.outputs.update(_plain(v)))
+
+    try:
+        _program()
+    except Exception as exc:
+        raise MockProgramError(f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        sys.path.remove(str(project_dir))
+        for mod in set(sys.modules) - before:
+            module = sys.modules.get(mod)
+            origin = str(getattr(module, "__file__", "") or "")
+            if origin.startswith(str(project_dir)):
+                del sys.modules[mod]
+    return run

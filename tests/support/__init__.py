@@ -1,0 +1,101 @@
+"""Test support: golden trees, required external tools, CLI runner."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BLUEPRINTS = ROOT / "blueprints"
+GOLDENS = ROOT / "tests" / "goldens"
+REQUIRE_TOOLS = os.environ.get("ARCHFORM_REQUIRE_TOOLS") == "1"
+
+
+def require_tool(*tools: str) -> None:
+    """Skip (locally) or fail (CI: ARCHFORM_REQUIRE_TOOLS=1) when a tool is missing."""
+    extra = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "") + os.pathsep + extra
+    missing = [t for t in tools if shutil.which(t, path=path) is None]
+    if missing:
+        reason = f"needs {', '.join(missing)} on PATH (install: see .ci/run)"
+        if REQUIRE_TOOLS:
+            pytest.fail(f"ARCHFORM_REQUIRE_TOOLS=1 but {reason}")
+        pytest.skip(reason)
+
+
+def require_module(*modules: str) -> None:
+    """Skip (locally) or fail (CI) when a Python package is not installed."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        reason = f"needs Python package(s) {', '.join(missing)} (pip install -e '.[all,dev]')"
+        if REQUIRE_TOOLS:
+            pytest.fail(f"ARCHFORM_REQUIRE_TOOLS=1 but {reason}")
+        pytest.skip(reason)
+
+
+def bundled_blueprints() -> list[Path]:
+    """Every curated blueprint."""
+    return sorted(BLUEPRINTS.glob("*.yaml"))
+
+
+def run_cli(args: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
+            input_text: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run `python -m archform ARGS` in a subprocess (real exit codes, real stderr)."""
+    full_env = dict(os.environ)
+    full_env.pop("ARCHFORM_DEBUG", None)
+    full_env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.setdefault("NO_COLOR", "1")
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "archform", *args],
+        cwd=cwd, env=full_env, input=input_text, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def compare_tree(actual: dict[str, bytes], golden_dir: Path, update: bool) -> None:
+    """Compare a {relpath: bytes} tree with a golden folder; rewrite it when `update`."""
+    if update:
+        if golden_dir.exists():
+            shutil.rmtree(golden_dir)
+        for rel, data in actual.items():
+            target = golden_dir / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return
+    if not golden_dir.exists():
+        pytest.fail(f"no golden tree at {golden_dir}; run pytest --update-goldens")
+    expected = {
+        p.relative_to(golden_dir).as_posix(): p.read_bytes()
+        for p in sorted(golden_dir.rglob("*")) if p.is_file()
+    }
+    problems: list[str] = []
+    for rel in sorted(set(expected) - set(actual)):
+        problems.append(f"missing file: {rel}")
+    for rel in sorted(set(actual) - set(expected)):
+        problems.append(f"unexpected file: {rel}")
+    for rel in sorted(set(actual) & set(expected)):
+        if actual[rel] != expected[rel]:
+            diff = difflib.unified_diff(
+                expected[rel].decode("utf-8", "replace").splitlines(),
+                actual[rel].decode("utf-8", "replace").splitlines(),
+                f"golden/{rel}", f"generated/{rel}", lineterm="", n=2,
+            )
+            problems.append("\n".join(list(diff)[:60]))
+    if problems:
+        pytest.fail("generated tree differs from golden (pytest --update-goldens):\n"
+                    + "\n".join(problems[:20]))
+
+
+def tree_bytes(files: Iterable[object]) -> dict[str, bytes]:
+    """{path: content} of GeneratedFile objects."""
+    return {f.path: f.content for f in files}  # type: ignore[attr-defined]
