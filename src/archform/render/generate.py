@@ -14,14 +14,20 @@ RESOLVED = "resolved-blueprint.yaml"
 
 
 def build_files(blueprints: BlueprintSet, docs: list[Document] | None = None) -> list[GeneratedFile]:
-    """All generated files (in memory), sorted by path, deterministic."""
+    """All generated files (in memory), sorted by path, deterministic.
+
+    Targets return paths relative to the document's root (``ansible/site.yml``). With one
+    document that root is the output folder; with several, each gets ``<name>/``.
+    """
     chosen = docs if docs is not None else list(blueprints.documents)
     files: dict[str, GeneratedFile] = {}
     for doc in chosen:
+        prefix = f"{doc.name}/" if len(chosen) > 1 else ""
         for target in targets():
             if not target.applies(doc):
                 continue
-            for gen in target.render(doc, blueprints):
+            for produced in target.render(doc, blueprints):
+                gen = GeneratedFile(prefix + produced.path, produced.content, produced.mode)
                 if gen.path in files and files[gen.path].content != gen.content:
                     raise ValueError(f"{target.name}: {gen.path} generated twice differently")
                 files[gen.path] = gen
