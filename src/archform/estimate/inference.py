@@ -1,0 +1,284 @@
+"""Inference sizing: weights + KV cache per replica, and replicas from traffic (Little's law).
+
+The model, its constants and their sources (reference: shared/reference/inference-fleets.md §4):
+
+Memory (one replica = `tensor_parallel` GPUs)
+    weights      = params x bytes/param (bf16/fp16 2, fp8/int8 1, int4 0.5)
+    KV per token = 2 (K and V) x layers x kv_heads x head_dim x KV bytes (2; 1 for fp8 models),
+                   using the GQA KV-head count, not the attention-head count.
+    budget       = usable GPU memory x tensor_parallel x gpu_memory_utilization (vLLM default 0.9)
+    KV capacity  = (budget - weights - runtime overhead) / KV per token
+    Worked check: Llama-3.1-8B bf16 is 14.96 GiB of weights and 128 KiB/token; on one L4
+    (22.49 GiB usable, utilisation 0.92, 0.83 GiB runtime) about 40k tokens of KV (kvplan).
+    Usable memory is what the CUDA runtime reports as total, below the marketed size
+    (L4: 22.49 GiB of "24 GB"); see USABLE_GIB.
+
+Throughput and replicas
+    Decode is memory-bandwidth bound, so per-GPU tokens/s scale with HBM bandwidth and
+    inversely with the bytes of weights read per token. Reference points for an 8B bf16
+    model: at batch 32, H100 2,462, A100 1,933, L40S 1,124 tok/s (third-hand, Koyeb via
+    aihardwareindex); one stream on A100-40GB about 75 tok/s (vLLM sweep blog). Other GPUs
+    are scaled from A100 by HBM bandwidth (marked "derived" below). Every figure can be
+    overridden (`archform estimate --tokens-per-gpu`, lint option).
+    A replica of TP GPUs gives tp x per-GPU throughput. At concurrency C, throughput is
+    min(knee, C x single-stream) and a request of T generated tokens takes
+    W(C) = T x max(C / knee, 1 / single). The p99 is taken as p99_factor (1.5) x W.
+    The largest C <= knee concurrency (32) that meets the p99 target is used; Little's law
+    (L = lambda x W) then gives requests/s per replica = C / W(C), and
+    replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from archform.spec.catalog import load_catalog
+from archform.spec.models.inference import InferenceFleet, ServedModel
+
+GIB = 1024**3
+BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 2, "int4": 2}
+DEFAULT_UTILIZATION = 0.9
+RUNTIME_OVERHEAD_GIB = 0.83  # CUDA context, activations, graphs (kvplan worked example)
+KNEE_CONCURRENCY = 32
+P99_FACTOR = 1.5
+
+# Total memory the CUDA runtime reports (nvidia-smi "Total" MiB / 1024). L4 from the kvplan
+# worked example; the others are nvidia-smi totals, unverified here. Fallback: 0.93 x marketed.
+USABLE_GIB = {
+    "L4": 22.49,
+    "A10": 22.49,
+    "A10G": 22.49,
+    "T4": 15.0,
+    "L40S": 44.99,
+    "A100": 80.0,
+    "A100-40GB": 40.0,
+    "H100": 79.65,
+    "H100-NVL": 93.58,
+    "H200": 140.4,
+}
+
+# (tokens/s at batch 32, tokens/s single stream) for an 8B bf16 model, per GPU.
+# HBM bandwidth in GB/s scales the derived rows from A100 (1,555 GB/s 40GB; 2,039 GB/s 80GB).
+_A100_KNEE, _A100_SINGLE, _A100_BW = 1933.0, 75.0, 1555.0
+_BANDWIDTH = {"A10": 600, "A10G": 600, "L4": 300, "T4": 320, "V100": 900, "H200": 4800,
+              "B200": 8000, "H100-NVL": 3900, "MI300X": 5300, "A100": 2039, "A100-40GB": 1555}
+THROUGHPUT_8B: dict[str, tuple[float, float, str]] = {
+    "H100": (2462.0, 75.0 * 3350 / _A100_BW, "measured knee; single derived from bandwidth"),
+    "A100": (1933.0, 75.0 * 2039 / _A100_BW, "measured knee; single derived"),
+    "A100-40GB": (_A100_KNEE, _A100_SINGLE, "measured (vLLM sweep; aihardwareindex)"),
+    "L40S": (1124.0, 75.0 * 864 / _A100_BW, "measured knee; single derived"),
+}
+for _gpu, _bw in _BANDWIDTH.items():
+    THROUGHPUT_8B.setdefault(
+        _gpu, (_A100_KNEE * _bw / _A100_BW, _A100_SINGLE * _bw / _A100_BW, "derived from HBM bandwidth")
+    )
+
+# Public configs of common dense models: (params, layers, kv_heads, head_dim).
+REFERENCE_SHAPES: dict[str, tuple[float, int, int, int]] = {
+    "llama-3.2-1b": (1.24e9, 16, 8, 64),
+    "llama-3.2-3b": (3.21e9, 28, 8, 128),
+    "llama-3.1-8b": (8.03e9, 32, 8, 128),
+    "llama-2-13b": (13.0e9, 40, 40, 128),
+    "llama-3.1-70b": (70.6e9, 80, 8, 128),
+    "llama-3.1-405b": (405e9, 126, 8, 128),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelShape:
+    """Transformer dimensions that size the KV cache."""
+
+    layers: int
+    kv_heads: int
+    head_dim: int
+    assumed_from: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFit:
+    """Memory of one replica."""
+
+    shape: ModelShape
+    weights_gib: float
+    kv_bytes_per_token: int
+    kv_gib_at_max_context: float
+    usable_gib_per_gpu: float
+    budget_gib: float
+    free_for_kv_gib: float
+    max_kv_tokens: int
+    needed_gib: float
+    fits: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """Replicas needed for the peak, against what the pool can reach."""
+
+    gpu: str
+    tokens_per_gpu_knee: float
+    tokens_per_gpu_single: float
+    assumption: str
+    replica_gpus: int
+    concurrency_per_replica: int
+    latency_ms: float
+    p99_ms: float
+    meets_latency: bool
+    rps_per_replica: float
+    replicas_needed_total: int
+    replicas_needed_per_region: int
+    nodes_needed_per_region: int
+    nodes_max_per_region: int
+    replicas_max_per_region: int
+    enough: bool
+
+
+def model_shape(model: ServedModel) -> ModelShape:
+    """The model's shape: as declared, else the nearest reference model by size."""
+    if model.layers and model.kv_heads and model.head_dim:
+        return ModelShape(model.layers, model.kv_heads, model.head_dim)
+    name, (_, layers, kv_heads, head_dim) = min(
+        REFERENCE_SHAPES.items(), key=lambda kv: abs(math.log(kv[1][0] / model.params))
+    )
+    return ModelShape(
+        model.layers or layers, model.kv_heads or kv_heads, model.head_dim or head_dim, name
+    )
+
+
+def weights_gib(params: float, precision: str) -> float:
+    """Weight memory in GiB."""
+    return params * BYTES_PER_PARAM[precision] / GIB
+
+
+def kv_bytes_per_token(shape: ModelShape, precision: str) -> int:
+    """KV-cache bytes per token (all layers, K and V)."""
+    return 2 * shape.layers * shape.kv_heads * shape.head_dim * KV_BYTES[precision]
+
+
+def usable_gib(gpu_model: str, marketed_gib: float | None) -> float:
+    """Memory the runtime can use per GPU."""
+    if gpu_model in USABLE_GIB:
+        return USABLE_GIB[gpu_model]
+    if marketed_gib is None:
+        info = load_catalog().gpu(gpu_model)
+        marketed_gib = info.memory_gib if info else 0.0
+    return round(marketed_gib * 0.93, 2)
+
+
+def memory_fit(
+    fleet: InferenceFleet,
+    utilization: float = DEFAULT_UTILIZATION,
+    overhead_gib: float = RUNTIME_OVERHEAD_GIB,
+) -> MemoryFit:
+    """Does one replica hold the weights plus the KV cache of one max-context sequence?"""
+    gpu = fleet.gpu_pool.gpu
+    model_name = gpu.model if gpu else "unknown"
+    usable = usable_gib(model_name, gpu.memory_gib if gpu else None)
+    return memory_fit_for(fleet.model, usable, fleet.server.tensor_parallel, utilization, overhead_gib)
+
+
+def memory_fit_for(
+    model: ServedModel,
+    usable_gib_per_gpu: float,
+    tensor_parallel: int,
+    utilization: float = DEFAULT_UTILIZATION,
+    overhead_gib: float = RUNTIME_OVERHEAD_GIB,
+) -> MemoryFit:
+    """Memory fit for explicit hardware (used by the worked examples)."""
+    shape = model_shape(model)
+    weights = weights_gib(model.params, model.precision)
+    per_token = kv_bytes_per_token(shape, model.precision)
+    kv_max = model.max_context_tokens * per_token / GIB
+    budget = usable_gib_per_gpu * tensor_parallel * utilization
+    free = budget - weights - overhead_gib * tensor_parallel
+    tokens = max(0, int(free * GIB // per_token))
+    needed = weights + kv_max
+    return MemoryFit(
+        shape=shape,
+        weights_gib=weights,
+        kv_bytes_per_token=per_token,
+        kv_gib_at_max_context=kv_max,
+        usable_gib_per_gpu=usable_gib_per_gpu,
+        budget_gib=budget,
+        free_for_kv_gib=free,
+        max_kv_tokens=tokens,
+        needed_gib=needed,
+        fits=needed <= budget,
+    )
+
+
+def tokens_per_gpu(
+    gpu_model: str, params: float, precision: str, knee: float | None = None, single: float | None = None
+) -> tuple[float, float, str]:
+    """(knee tok/s, single-stream tok/s, source) per GPU for this model, scaled from 8B bf16."""
+    base_knee, base_single, source = THROUGHPUT_8B.get(
+        gpu_model, (_A100_KNEE * 0.5, _A100_SINGLE * 0.5, "unknown GPU: half an A100 assumed")
+    )
+    scale = (8e9 * 2.0) / (params * BYTES_PER_PARAM[precision])
+    k = knee if knee is not None else base_knee * scale
+    s = single if single is not None else base_single * scale
+    if knee is not None or single is not None:
+        source = "overridden"
+    return k, s, source
+
+
+def capacity(
+    fleet: InferenceFleet,
+    *,
+    knee_tokens_per_gpu: float | None = None,
+    single_tokens_per_gpu: float | None = None,
+    p99_factor: float = P99_FACTOR,
+    knee_concurrency: int = KNEE_CONCURRENCY,
+) -> Capacity | None:
+    """Replicas needed for traffic.peak_rps at traffic.p99_latency_ms; None without traffic."""
+    traffic = fleet.traffic
+    if traffic is None:
+        return None
+    gpu = fleet.gpu_pool.gpu
+    gpu_name = gpu.model if gpu else "unknown"
+    per_node = gpu.per_node if gpu else 1
+    tp = fleet.server.tensor_parallel
+    knee, single, source = tokens_per_gpu(
+        gpu_name, fleet.model.params, fleet.model.precision, knee_tokens_per_gpu, single_tokens_per_gpu
+    )
+    rep_knee, rep_single = knee * tp, single * tp
+    tokens = traffic.tokens_per_request
+    target_s = traffic.p99_latency_ms / 1000.0
+
+    def latency(c: int) -> float:
+        return tokens * max(c / rep_knee, 1.0 / rep_single)
+
+    concurrency = 1
+    for c in range(knee_concurrency, 0, -1):
+        if latency(c) * p99_factor <= target_s:
+            concurrency = c
+            break
+    w = latency(concurrency)
+    meets = w * p99_factor <= target_s
+    rps_replica = concurrency / w
+    regions = len(fleet.placement.all_regions)
+    needed_total = math.ceil(traffic.peak_rps / rps_replica)
+    needed_region = math.ceil(needed_total / regions)
+    replicas_per_node = max(1, per_node // tp)
+    nodes_needed = math.ceil(needed_region / replicas_per_node)
+    nodes_max = fleet.gpu_pool.max_nodes_per_region
+    replicas_max = nodes_max * per_node // tp
+    return Capacity(
+        gpu=gpu_name,
+        tokens_per_gpu_knee=knee,
+        tokens_per_gpu_single=single,
+        assumption=source,
+        replica_gpus=tp,
+        concurrency_per_replica=concurrency,
+        latency_ms=w * 1000.0,
+        p99_ms=w * p99_factor * 1000.0,
+        meets_latency=meets,
+        rps_per_replica=rps_replica,
+        replicas_needed_total=needed_total,
+        replicas_needed_per_region=needed_region,
+        nodes_needed_per_region=nodes_needed,
+        nodes_max_per_region=nodes_max,
+        replicas_max_per_region=replicas_max,
+        enough=meets and needed_region <= replicas_max,
+    )
