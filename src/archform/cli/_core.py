@@ -8,7 +8,6 @@ import traceback
 from collections.abc import Callable
 from typing import NoReturn, TypeVar
 
-import click
 import typer
 
 from archform.spec.errors import SpecError, UsageError
@@ -45,17 +44,13 @@ def guarded(func: Callable[[], T]) -> T:
 
 
 def run(app: typer.Typer) -> None:
-    """Invoke the app; never let a traceback reach a user who made a mistake."""
+    """Invoke the app; never let a traceback reach a user who made a mistake.
+
+    Typer may use click or its own vendored copy, so its exceptions are recognised by
+    shape (exit_code, format_message), not by class.
+    """
     try:
         code = app(standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        echo_err("aborted")
-        sys.exit(130)
-    except click.ClickException as exc:
-        echo_err(f"error: {exc.format_message()} (hint: archform --help)")
-        sys.exit(EXIT_USAGE)
     except SpecError as exc:
         for problem in exc.problems:
             echo_err(problem.render())
@@ -66,11 +61,24 @@ def run(app: typer.Typer) -> None:
     except KeyboardInterrupt:
         echo_err("interrupted")
         sys.exit(130)
-    except Exception as exc:  # an archform bug, not the user's
+    except Exception as exc:
+        kind = type(exc).__name__
+        exit_code = getattr(exc, "exit_code", None)
+        if kind == "Exit" and isinstance(exit_code, int):
+            sys.exit(exit_code)
+        if kind == "Abort":
+            echo_err("aborted")
+            sys.exit(130)
+        if kind == "NoArgsIsHelpError" and hasattr(exc, "format_message"):
+            echo_err(str(exc.format_message()))
+            sys.exit(EXIT_USAGE)
+        if isinstance(exit_code, int) and hasattr(exc, "format_message"):
+            echo_err(f"error: {exc.format_message()} (hint: archform COMMAND --help)")
+            sys.exit(EXIT_USAGE)
         if os.environ.get("ARCHFORM_DEBUG"):
             traceback.print_exc()
         echo_err(
-            f"internal error: {type(exc).__name__}: {exc} "
+            f"internal error: {kind}: {exc} "
             "(hint: this is a bug in archform; rerun with ARCHFORM_DEBUG=1 and report it)"
         )
         sys.exit(EXIT_INTERNAL)

@@ -113,7 +113,7 @@ def _fill_group(
                 )
             )
         return None
-    if isinstance(provider, str) and provider != "onprem" and info.provider != provider:
+    if provider in ("aws", "gcp", "azure") and info.provider != provider:
         problems.append(
             _problem(
                 doc,
@@ -122,7 +122,6 @@ def _fill_group(
                 "pick an instance type of the provider, or fix placement.provider",
             )
         )
-        return None
     if info.is_gpu:
         _check_gpu(doc, catalog, info, group, loc, problems)
     elif isinstance(gpu, dict):

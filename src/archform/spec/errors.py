@@ -23,6 +23,7 @@ class SpecProblem:
     message: str
     hint: str = ""
     path: str = ""
+    secondary: bool = False  # a consequence of another problem (e.g. a missing key): listed last
 
     def render(self) -> str:
         """One line: ``file:line:col: error: message (hint: ...)``."""

@@ -121,7 +121,7 @@ def validate_document(raw: RawDocument) -> Document:
         problems.extend(problems_from(exc, raw, model_cls))
         model = None
     if problems:
-        problems.sort(key=lambda p: (p.line, p.column))
+        problems.sort(key=lambda p: (p.secondary, p.line, p.column))
         raise SpecError(problems)
     assert isinstance(model, TrainingCluster | InferenceFleet | Platform)
     return Document(raw.file, raw.index, model, raw.source, data)

@@ -37,8 +37,18 @@ def problems_from(exc: ValidationError, doc: RawDocument, model: type[BaseModel]
     """One SpecProblem per pydantic error, at the offending key or value."""
     out: list[SpecProblem] = []
     seen: set[tuple[Loc, str]] = set()
-    for err in exc.errors(include_url=False):
-        loc = _clean_loc(doc.data, tuple(err["loc"]))
+    errors = exc.errors(include_url=False)
+    cleaned = [_clean_loc(doc.data, tuple(e["loc"])) for e in errors]
+    # A typo'd key shows up twice: unknown 'nodez' and missing 'nodes'. Keep the first only.
+    typos = {
+        (loc[:-1], close)
+        for err, loc in zip(errors, cleaned, strict=True)
+        if err["type"] == "extra_forbidden" and loc
+        for close in difflib.get_close_matches(str(loc[-1]), _fields_at(model, loc[:-1]), n=1, cutoff=0.6)
+    }
+    for err, loc in zip(errors, cleaned, strict=True):
+        if err["type"] == "missing" and loc and (loc[:-1], str(loc[-1])) in typos:
+            continue
         message, hint, prefer = _describe(err, loc, model, doc.data)
         if (loc, message) in seen:
             continue
@@ -46,8 +56,8 @@ def problems_from(exc: ValidationError, doc: RawDocument, model: type[BaseModel]
         pos = doc.source.locate(loc, prefer=prefer)
         path = format_path(loc)
         text = f"{path}: {message}" if path else message
-        out.append(SpecProblem(doc.file, pos.line, pos.column, text, hint, path))
-    out.sort(key=lambda p: (p.line, p.column))
+        secondary = err["type"] == "missing"
+        out.append(SpecProblem(doc.file, pos.line, pos.column, text, hint, path, secondary))
     return out
 
 
