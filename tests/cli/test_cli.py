@@ -36,7 +36,10 @@ def test_help_does_not_import_pulumi_or_ansible() -> None:
         "print('HEAVY', heavy)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(ROOT / "src")}
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "src")},
     )
     assert "HEAVY []" in result.stdout, result.stdout + result.stderr
     assert "validate" in result.stdout
@@ -79,11 +82,23 @@ def test_schema_snapshot_is_current_and_validates_every_blueprint(update_goldens
 def test_schema_rejects_what_the_loader_rejects() -> None:
     schema = json.loads(run_cli(["schema"]).stdout)
     validator = jsonschema.Draft202012Validator(schema)
-    bad = {"version": 1, "kind": "TrainingCluster", "name": "Bad_Name", "placement": {},
-           "compute": {"nodes": 1}}
+    bad = {
+        "version": 1,
+        "kind": "TrainingCluster",
+        "name": "Bad_Name",
+        "placement": {},
+        "compute": {"nodes": 1},
+    }
     assert list(validator.iter_errors(bad))
-    typo = {"version": 1, "kind": "Platform", "name": "p", "training": "a", "inference": "b",
-            "registry": {"provider": "aws", "region": "us-east-1", "bucket": "bkt"}, "promotionz": {}}
+    typo = {
+        "version": 1,
+        "kind": "Platform",
+        "name": "p",
+        "training": "a",
+        "inference": "b",
+        "registry": {"provider": "aws", "region": "us-east-1", "bucket": "bkt"},
+        "promotionz": {},
+    }
     assert any("promotionz" in e.message for e in validator.iter_errors(typo))
 
 

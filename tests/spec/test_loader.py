@@ -4,7 +4,14 @@ import textwrap
 
 import pytest
 
-from archform.spec import InferenceFleet, Platform, SpecError, TrainingCluster, load_paths, load_text
+from archform.spec import (
+    InferenceFleet,
+    Platform,
+    SpecError,
+    TrainingCluster,
+    load_paths,
+    load_text,
+)
 from support import BLUEPRINTS, bundled_blueprints
 
 MINIMAL = textwrap.dedent(
@@ -128,7 +135,11 @@ def test_platform_references_resolve_across_files(tmp_path) -> None:
     assert info.value.problems[0].line == 4
     assert "no document named 'llm-pretrain'" in info.value.problems[0].message
     loaded = load_paths(
-        [platform, BLUEPRINTS / "onprem-h100-ib-lustre.yaml", BLUEPRINTS / "inference-3region-a10.yaml"]
+        [
+            platform,
+            BLUEPRINTS / "onprem-h100-ib-lustre.yaml",
+            BLUEPRINTS / "inference-3region-a10.yaml",
+        ]
     )
     assert [d.kind for d in loaded.documents][-1] == "InferenceFleet"
 
@@ -143,8 +154,10 @@ def test_platform_inference_may_name_a_training_cluster() -> None:
 
 
 def test_errors_are_reported_for_every_document(tmp_path) -> None:
-    text = MINIMAL.replace("nodes: 2", "nodes: two") + "---\n" + MINIMAL.replace("name: t", "name: u").replace(
-        "region: us-east-1,", "region: US,"
+    text = (
+        MINIMAL.replace("nodes: 2", "nodes: two")
+        + "---\n"
+        + MINIMAL.replace("name: t", "name: u").replace("region: us-east-1,", "region: US,")
     )
     found = problems(text)
     assert [f[0] for f in found] == [6, 12]

@@ -47,8 +47,14 @@ def bundled_blueprints() -> list[Path]:
     return sorted(BLUEPRINTS.glob("*.yaml"))
 
 
-def run_cli(args: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-            input_text: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input_text: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """Run `python -m archform ARGS` in a subprocess (real exit codes, real stderr)."""
     full_env = dict(os.environ)
     full_env.pop("ARCHFORM_DEBUG", None)
@@ -58,7 +64,12 @@ def run_cli(args: Sequence[str], *, cwd: Path | None = None, env: dict[str, str]
         full_env.update(env)
     return subprocess.run(
         [sys.executable, "-m", "archform", *args],
-        cwd=cwd, env=full_env, input=input_text, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd,
+        env=full_env,
+        input=input_text,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -76,7 +87,8 @@ def compare_tree(actual: dict[str, bytes], golden_dir: Path, update: bool) -> No
         pytest.fail(f"no golden tree at {golden_dir}; run pytest --update-goldens")
     expected = {
         p.relative_to(golden_dir).as_posix(): p.read_bytes()
-        for p in sorted(golden_dir.rglob("*")) if p.is_file()
+        for p in sorted(golden_dir.rglob("*"))
+        if p.is_file()
     }
     problems: list[str] = []
     for rel in sorted(set(expected) - set(actual)):
@@ -88,12 +100,17 @@ def compare_tree(actual: dict[str, bytes], golden_dir: Path, update: bool) -> No
             diff = difflib.unified_diff(
                 expected[rel].decode("utf-8", "replace").splitlines(),
                 actual[rel].decode("utf-8", "replace").splitlines(),
-                f"golden/{rel}", f"generated/{rel}", lineterm="", n=2,
+                f"golden/{rel}",
+                f"generated/{rel}",
+                lineterm="",
+                n=2,
             )
             problems.append("\n".join(list(diff)[:60]))
     if problems:
-        pytest.fail("generated tree differs from golden (pytest --update-goldens):\n"
-                    + "\n".join(problems[:20]))
+        pytest.fail(
+            "generated tree differs from golden (pytest --update-goldens):\n"
+            + "\n".join(problems[:20])
+        )
 
 
 def tree_bytes(files: Iterable[object]) -> dict[str, bytes]:

@@ -15,7 +15,9 @@ def register(app: typer.Typer) -> None:
 
 
 def generate(
-    blueprints: list[Path] = typer.Argument(..., help="Blueprint file(s); references resolve across them."),
+    blueprints: list[Path] = typer.Argument(
+        ..., help="Blueprint file(s); references resolve across them."
+    ),
     output: Path = typer.Option(..., "--output", "-o", help="Output folder (replaced atomically)."),
     name: str | None = typer.Option(
         None, "--name", "-n", help="Only this document (default: every document given)."

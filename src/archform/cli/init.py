@@ -18,7 +18,9 @@ def register(app: typer.Typer) -> None:
 
 def init(
     preset: str = typer.Option(..., "--preset", "-p", help="Bundled blueprint name (see --list)."),
-    output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default: stdout)."),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="File to write (default: stdout)."
+    ),
     force: bool = typer.Option(False, "--force", help="Overwrite an existing file."),
 ) -> None:
     """Write one of the bundled reference blueprints."""

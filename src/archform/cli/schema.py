@@ -13,7 +13,7 @@ def register(app: typer.Typer) -> None:
 
 
 def schema() -> None:
-    """Print the blueprint JSON Schema (for yaml-language-server: `# yaml-language-server: $schema=...`)."""
+    """Print the blueprint JSON Schema (for editors using yaml-language-server)."""
     from archform.spec.schema import blueprint_schema
 
     typer.echo(json.dumps(blueprint_schema(), indent=2, sort_keys=True))

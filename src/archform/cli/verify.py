@@ -35,7 +35,12 @@ def verify(
             typer.echo(
                 json.dumps(
                     [
-                        {"check": r.check, "artifact": r.artifact, "status": r.status, "detail": r.detail}
+                        {
+                            "check": r.check,
+                            "artifact": r.artifact,
+                            "status": r.status,
+                            "detail": r.detail,
+                        }
                         for r in results
                     ],
                     indent=2,
@@ -45,7 +50,9 @@ def verify(
             for r in results:
                 line = f"{r.status.upper():8} {r.check:24} {r.artifact}"
                 typer.echo(line + (f"  {r.detail}" if r.detail else ""))
-            counts = {s: sum(r.status == s for r in results) for s in ("passed", "failed", "skipped")}
+            counts = {
+                s: sum(r.status == s for r in results) for s in ("passed", "failed", "skipped")
+            }
             typer.echo(
                 f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
             )

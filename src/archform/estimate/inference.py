@@ -62,8 +62,19 @@ USABLE_GIB = {
 # (tokens/s at batch 32, tokens/s single stream) for an 8B bf16 model, per GPU.
 # HBM bandwidth in GB/s scales the derived rows from A100 (1,555 GB/s 40GB; 2,039 GB/s 80GB).
 _A100_KNEE, _A100_SINGLE, _A100_BW = 1933.0, 75.0, 1555.0
-_BANDWIDTH = {"A10": 600, "A10G": 600, "L4": 300, "T4": 320, "V100": 900, "H200": 4800,
-              "B200": 8000, "H100-NVL": 3900, "MI300X": 5300, "A100": 2039, "A100-40GB": 1555}
+_BANDWIDTH = {
+    "A10": 600,
+    "A10G": 600,
+    "L4": 300,
+    "T4": 320,
+    "V100": 900,
+    "H200": 4800,
+    "B200": 8000,
+    "H100-NVL": 3900,
+    "MI300X": 5300,
+    "A100": 2039,
+    "A100-40GB": 1555,
+}
 THROUGHPUT_8B: dict[str, tuple[float, float, str]] = {
     "H100": (2462.0, 75.0 * 3350 / _A100_BW, "measured knee; single derived from bandwidth"),
     "A100": (1933.0, 75.0 * 2039 / _A100_BW, "measured knee; single derived"),
@@ -72,7 +83,8 @@ THROUGHPUT_8B: dict[str, tuple[float, float, str]] = {
 }
 for _gpu, _bw in _BANDWIDTH.items():
     THROUGHPUT_8B.setdefault(
-        _gpu, (_A100_KNEE * _bw / _A100_BW, _A100_SINGLE * _bw / _A100_BW, "derived from HBM bandwidth")
+        _gpu,
+        (_A100_KNEE * _bw / _A100_BW, _A100_SINGLE * _bw / _A100_BW, "derived from HBM bandwidth"),
     )
 
 # Public configs of common dense models: (params, layers, kv_heads, head_dim).
@@ -175,7 +187,9 @@ def memory_fit(
     gpu = fleet.gpu_pool.gpu
     model_name = gpu.model if gpu else "unknown"
     usable = usable_gib(model_name, gpu.memory_gib if gpu else None)
-    return memory_fit_for(fleet.model, usable, fleet.server.tensor_parallel, utilization, overhead_gib)
+    return memory_fit_for(
+        fleet.model, usable, fleet.server.tensor_parallel, utilization, overhead_gib
+    )
 
 
 def memory_fit_for(
@@ -209,7 +223,11 @@ def memory_fit_for(
 
 
 def tokens_per_gpu(
-    gpu_model: str, params: float, precision: str, knee: float | None = None, single: float | None = None
+    gpu_model: str,
+    params: float,
+    precision: str,
+    knee: float | None = None,
+    single: float | None = None,
 ) -> tuple[float, float, str]:
     """(knee tok/s, single-stream tok/s, source) per GPU for this model, scaled from 8B bf16."""
     base_knee, base_single, source = THROUGHPUT_8B.get(
@@ -240,7 +258,11 @@ def capacity(
     per_node = gpu.per_node if gpu else 1
     tp = fleet.server.tensor_parallel
     knee, single, source = tokens_per_gpu(
-        gpu_name, fleet.model.params, fleet.model.precision, knee_tokens_per_gpu, single_tokens_per_gpu
+        gpu_name,
+        fleet.model.params,
+        fleet.model.precision,
+        knee_tokens_per_gpu,
+        single_tokens_per_gpu,
     )
     rep_knee, rep_single = knee * tp, single * tp
     tokens = traffic.tokens_per_request

@@ -13,7 +13,9 @@ from archform.spec.resolve import resolved_yaml
 RESOLVED = "resolved-blueprint.yaml"
 
 
-def build_files(blueprints: BlueprintSet, docs: list[Document] | None = None) -> list[GeneratedFile]:
+def build_files(
+    blueprints: BlueprintSet, docs: list[Document] | None = None
+) -> list[GeneratedFile]:
     """All generated files (in memory), sorted by path, deterministic.
 
     Targets return paths relative to the document's root (``ansible/site.yml``). With one

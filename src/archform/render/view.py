@@ -73,8 +73,9 @@ def group_view(cluster: TrainingCluster, group: NodeGroup) -> dict[str, Any]:
         # Leave headroom for the OS and daemons: 5% or 2 GiB, whichever is larger, but
         # never below half of the node (tiny smoke nodes).
         "real_memory_mib": max(memory_mib // 2, memory_mib - max(2048, memory_mib // 20)),
-        "nvswitch": bool(gpu and (g := load_catalog().gpu(gpu.model)) and g.nvswitch
-                         and gpu.per_node >= 8),
+        "nvswitch": bool(
+            gpu and (g := load_catalog().gpu(gpu.model)) and g.nvswitch and gpu.per_node >= 8
+        ),
         "fabric_interfaces": info.fabric_interfaces if info else 0,
         "local_nvme_gib": info.local_nvme_gib if info else 0,
     }
@@ -107,7 +108,9 @@ def training_view(cluster: TrainingCluster) -> dict[str, Any]:
         "groups": groups,
         "all_hostnames": [n for g in groups for n in g["hostnames"]],
         "controller": controller_name(cluster),
-        "backup_controller": f"{cluster.name}-ctl2" if cluster.scheduler.backup_controller else None,
+        "backup_controller": f"{cluster.name}-ctl2"
+        if cluster.scheduler.backup_controller
+        else None,
         "login": login,
         "connection": cluster.hosts.connection if cluster.hosts else "ssh",
         "fabric": cluster.fabric.model_dump(mode="json"),

@@ -130,7 +130,9 @@ def write_tree(
         if edited:
             raise EditedFilesError(out_dir, edited)
         user_files = [
-            rel for rel in existing if rel not in old_manifest and rel != MANIFEST and rel not in new
+            rel
+            for rel in existing
+            if rel not in old_manifest and rel != MANIFEST and rel not in new
         ]
     report = WriteReport()
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.archform-tmp-", dir=out_dir.parent))

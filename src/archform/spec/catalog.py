@@ -58,7 +58,9 @@ class Catalog:
     def __init__(self, gpus: dict[str, GpuInfo], instances: dict[str, InstanceInfo]) -> None:
         self.gpus = gpus
         self.instances = instances
-        self._gpu_alias = {alias.lower(): g for g in gpus.values() for alias in (g.name, *g.aliases)}
+        self._gpu_alias = {
+            alias.lower(): g for g in gpus.values() for alias in (g.name, *g.aliases)
+        }
 
     def instance(self, name: str) -> InstanceInfo | None:
         """The instance type, or None when unknown."""

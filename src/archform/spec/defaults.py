@@ -58,7 +58,9 @@ def _get(data: dict[str, Any], *keys: str) -> Any:
     return node
 
 
-def _problem(doc: RawDocument, loc: Loc, message: str, hint: str, prefer: str = "value") -> SpecProblem:
+def _problem(
+    doc: RawDocument, loc: Loc, message: str, hint: str, prefer: str = "value"
+) -> SpecProblem:
     pos = doc.source.locate(loc, prefer=prefer)
     return SpecProblem(doc.file, pos.line, pos.column, message, hint, format_path(loc))
 
@@ -97,7 +99,9 @@ def _fill_group(
         return None
     info = catalog.instance(itype)
     if info is None:
-        suggestions = catalog.suggest_instance(itype, provider if isinstance(provider, str) else None)
+        suggestions = catalog.suggest_instance(
+            itype, provider if isinstance(provider, str) else None
+        )
         gpu_like = bool(_GPU_FAMILY.match(itype)) or any(
             (s := catalog.instance(name)) is not None and s.is_gpu for name in suggestions
         )

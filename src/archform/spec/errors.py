@@ -43,9 +43,7 @@ class SpecError(Exception):
         super().__init__(problems[0].render())
 
     @classmethod
-    def at(
-        cls, file: str, pos: Pos, message: str, hint: str = "", path: str = ""
-    ) -> SpecError:
+    def at(cls, file: str, pos: Pos, message: str, hint: str = "", path: str = "") -> SpecError:
         """Build an error with a single problem."""
         return cls([SpecProblem(file, pos.line, pos.column, message, hint, path)])
 

@@ -155,7 +155,9 @@ def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
     return BlueprintSet(tuple(documents), texts)
 
 
-def _check_platform(doc: Document, model: Platform, names: dict[str, Document]) -> list[SpecProblem]:
+def _check_platform(
+    doc: Document, model: Platform, names: dict[str, Document]
+) -> list[SpecProblem]:
     out: list[SpecProblem] = []
     wanted = {"training": "TrainingCluster", "inference": "InferenceFleet"}
     for field, kind in wanted.items():

@@ -6,6 +6,7 @@ Safety limits live here: file size, encoding, duplicate keys, tabs, alias bombs,
 from __future__ import annotations
 
 import datetime as dt
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,8 @@ def read_text(path: Path, display: str) -> str:
         raise SpecError.at(
             display,
             Pos(1, 1),
-            f"file is {size / 1e6:.1f} MB; blueprints are limited to {MAX_BYTES // 1024 // 1024} MiB",
+            f"file is {size / 1e6:.1f} MB; blueprints are limited to "
+            f"{MAX_BYTES // 1024 // 1024} MiB",
             "a blueprint describes nodes by count, not one by one; split very large host lists",
         )
     try:
@@ -137,7 +139,10 @@ def parse_documents(text: str, display: str) -> list[RawDocument]:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
-        nodes = list(yaml.load_all(text))
+        with warnings.catch_warnings():
+            # ruamel warns (not errors) on legal oddities such as a re-used anchor name.
+            warnings.simplefilter("ignore")
+            nodes = list(yaml.load_all(text))
     except (MarkedYAMLError, YAMLError) as exc:
         raise _yaml_error(display, exc) from None
     except RecursionError:
@@ -187,14 +192,16 @@ def _plain(node: Any, loc: Loc, smap: SourceMap, budget: _Budget, depth: int) ->
         out: dict[str, Any] = {}
         for key, value in node.items():
             if not isinstance(key, str):
-                raise SpecError([
-                    SpecProblem(
-                        smap.file,
-                        *_pos_tuple(_key_pos(node, key, smap, loc)),
-                        f"keys must be strings, got {type(key).__name__} {key!r}",
-                        "quote the key",
-                    )
-                ])
+                raise SpecError(
+                    [
+                        SpecProblem(
+                            smap.file,
+                            *_pos_tuple(_key_pos(node, key, smap, loc)),
+                            f"keys must be strings, got {type(key).__name__} {key!r}",
+                            "quote the key",
+                        )
+                    ]
+                )
             child = (*loc, key)
             smap.keys[child] = _key_pos(node, key, smap, loc)
             smap.values[child] = _value_pos(node, key, smap.keys[child])

@@ -33,7 +33,9 @@ _TYPE_WORDS = {
 }
 
 
-def problems_from(exc: ValidationError, doc: RawDocument, model: type[BaseModel]) -> list[SpecProblem]:
+def problems_from(
+    exc: ValidationError, doc: RawDocument, model: type[BaseModel]
+) -> list[SpecProblem]:
     """One SpecProblem per pydantic error, at the offending key or value."""
     out: list[SpecProblem] = []
     seen: set[tuple[Loc, str]] = set()
@@ -44,7 +46,9 @@ def problems_from(exc: ValidationError, doc: RawDocument, model: type[BaseModel]
         (loc[:-1], close)
         for err, loc in zip(errors, cleaned, strict=True)
         if err["type"] == "extra_forbidden" and loc
-        for close in difflib.get_close_matches(str(loc[-1]), _fields_at(model, loc[:-1]), n=1, cutoff=0.6)
+        for close in difflib.get_close_matches(
+            str(loc[-1]), _fields_at(model, loc[:-1]), n=1, cutoff=0.6
+        )
     }
     for err, loc in zip(errors, cleaned, strict=True):
         if err["type"] == "missing" and loc and (loc[:-1], str(loc[-1])) in typos:
@@ -104,7 +108,7 @@ def _describe(
     if kind == "string_type" and isinstance(value, float):
         return (
             f"expected a string, got the number {value!r}",
-            f"quote it (\"{value}\"): YAML reads 23.10 as the number 23.1",
+            f'quote it ("{value}"): YAML reads 23.10 as the number 23.1',
             "value",
         )
     if kind in _TYPE_WORDS:

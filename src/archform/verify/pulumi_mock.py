@@ -82,19 +82,25 @@ def run_program(
     project_dir = project_dir.resolve()
     meta = (project_dir / "Pulumi.yaml").read_text("utf-8")
     project = next(
-        (ln.split(":", 1)[1].strip().strip("'\"") for ln in meta.splitlines() if ln.startswith("name:")),
+        (
+            ln.split(":", 1)[1].strip().strip("'\"")
+            for ln in meta.splitlines()
+            if ln.startswith("name:")
+        ),
         project_dir.name,
     )
     run = MockRun(project)
 
-    class Recorder(pulumi.runtime.Mocks):  # type: ignore[misc]
+    class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
             inputs = _plain(args.inputs)
-            run.resources.append(MockResource(args.typ, args.name, inputs, str(args.provider or "")))
+            run.resources.append(
+                MockResource(args.typ, args.name, inputs, str(args.provider or ""))
+            )
             state = _computed(args.typ, args.name, inputs)
             return f"{args.name}-id", state
 
-        def call(self, args: Any) -> dict[str, Any]:
+        def call(self, args: Any) -> Any:
             token = str(args.token)
             if token.endswith("getAvailabilityZones"):
                 return {"names": ["zone-a", "zone-b", "zone-c"], "zoneIds": ["z1", "z2", "z3"]}
@@ -112,7 +118,7 @@ def run_program(
     before = set(sys.modules)
     sys.path.insert(0, str(project_dir))
 
-    @pulumi.runtime.test  # type: ignore[misc]
+    @pulumi.runtime.test  # type: ignore[untyped-decorator]
     def _program() -> Any:
         runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__")
         root = pulumi.runtime.get_root_resource()

@@ -24,4 +24,11 @@ def blueprint_adapter() -> TypeAdapter[TrainingCluster | InferenceFleet | Platfo
     return _ADAPTER
 
 
-__all__ = ["KINDS", "Blueprint", "InferenceFleet", "Platform", "TrainingCluster", "blueprint_adapter"]
+__all__ = [
+    "KINDS",
+    "Blueprint",
+    "InferenceFleet",
+    "Platform",
+    "TrainingCluster",
+    "blueprint_adapter",
+]

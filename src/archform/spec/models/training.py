@@ -160,9 +160,9 @@ class Storage(Strict):
     deployment: Literal["persistent", "scratch"] = Field(
         default="persistent", description="Replicated (persistent) or not (scratch)."
     )
-    endpoint: (
-        Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9.@:/_,-]{0,200}$")] | None
-    ) = Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
+    endpoint: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9.@:/_,-]{0,200}$")] | None = (
+        Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
+    )
     stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
 
 
