@@ -122,7 +122,8 @@ def _fill_group(
             _problem(
                 doc,
                 (*loc, "instance_type"),
-                f"{itype} is a {info.provider} instance type but placement.provider is {provider}",
+                f"{itype} is an instance type of {info.provider}, "
+                f"but placement.provider is {provider}",
                 "pick an instance type of the provider, or fix placement.provider",
             )
         )

@@ -66,3 +66,19 @@ class UsageError(Exception):
 
 def _one_line(text: str) -> str:
     return " ".join(text.split("\n")).replace("\r", " ")
+
+
+class HintedError(ValueError):
+    """A validator error that carries a fix hint for the user."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        self.hint = hint
+        super().__init__(message)
+
+
+class FieldError(HintedError):
+    """A model-validator error that belongs to one field of the model (for its position)."""
+
+    def __init__(self, field: str, message: str, hint: str = "") -> None:
+        self.field = field
+        super().__init__(message, hint)

@@ -139,7 +139,7 @@ def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
                     doc.file,
                     pos.line,
                     pos.column,
-                    f"name: {doc.name!r} is already used by a {first.kind} "
+                    f"name: {doc.name!r} is already used by {_a(first.kind)} "
                     f"({first.file}:{first.locate(('name',)).line})",
                     "every document needs a unique name",
                     "name",
@@ -188,7 +188,7 @@ def _check_platform(
                     doc.file,
                     pos.line,
                     pos.column,
-                    f"training: {target!r} is a {found.kind}, expected a TrainingCluster",
+                    f"training: {target!r} is not a TrainingCluster but {_a(found.kind)}",
                     "name the TrainingCluster that produces the weights",
                     field,
                 )
@@ -199,7 +199,7 @@ def _check_platform(
                     doc.file,
                     pos.line,
                     pos.column,
-                    f"inference: {target!r} is a Platform, expected an InferenceFleet",
+                    f"inference: {target!r} is not an InferenceFleet but a Platform",
                     "name the InferenceFleet that serves the weights",
                     field,
                 )
@@ -213,3 +213,7 @@ def _kind_word(data: Any) -> str:
     if isinstance(data, str):
         return f"the text {data[:40]!r}"
     return type(data).__name__
+
+
+def _a(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from archform.spec.errors import Pos, SpecError, SpecProblem
+from archform.spec.errors import Pos, SpecError
 from archform.spec.paths import Loc
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -32,6 +32,13 @@ class SourceMap:
     start: Pos
     keys: dict[Loc, Pos] = field(default_factory=dict)
     values: dict[Loc, Pos] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+
+    def text_at(self, pos: Pos) -> str:
+        """The source text from `pos` to the end of its line (for hints)."""
+        if 0 < pos.line <= len(self.lines):
+            return self.lines[pos.line - 1][pos.column - 1 :]
+        return ""
 
     def locate(self, loc: Loc, *, prefer: str = "key") -> Pos:
         """Position of `loc` (its key, or its value), else of the nearest ancestor."""
@@ -106,6 +113,7 @@ def decode(raw: bytes, display: str) -> str:
             display,
             Pos(head.count("\n") + 1, len(head) - (head.rfind("\n") + 1) + 1),
             "file contains a NUL byte; it looks binary, not YAML",
+            "pass the YAML blueprint, or remove the NUL byte",
         )
     if not text.strip() or all(
         not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
@@ -116,11 +124,17 @@ def decode(raw: bytes, display: str) -> str:
     return text
 
 
-def _yaml_error(display: str, exc: YAMLError) -> SpecError:
+def _yaml_error(display: str, exc: YAMLError, text: str = "") -> SpecError:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    pos = Pos(mark.line + 1, mark.column + 1) if mark is not None else Pos(1, 1)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     context = getattr(exc, "context", None)
+    context_mark = getattr(exc, "context_mark", None)
+    if context and "flow" in str(context) and context_mark is not None:
+        mark = context_mark  # point at the '{' or '[' that was never closed
+    pos = Pos(mark.line + 1, mark.column + 1) if mark is not None else Pos(1, 1)
+    if problem and "mapping values are not allowed" in str(problem) and text:
+        line = text.splitlines()[pos.line - 1] if pos.line - 1 < len(text.splitlines()) else ""
+        pos = Pos(pos.line, len(line) - len(line.lstrip()) + 1)
     hint = "check indentation, quoting and ':' spacing near here"
     if isinstance(exc, DuplicateKeyError):
         key = str(problem).split('"')[1] if '"' in str(problem) else ""
@@ -129,33 +143,54 @@ def _yaml_error(display: str, exc: YAMLError) -> SpecError:
     elif "'\\t'" in str(problem) or "\t" in str(problem):
         message = "tab character in indentation"
         hint = "YAML forbids tabs for indentation; indent with spaces"
+    elif problem and "mapping values are not allowed" in str(problem):
+        message = "invalid YAML: a key is indented deeper than its siblings"
+        hint = "align this key with the other keys of its mapping"
+    elif context and "flow" in str(context):
+        message = f"invalid YAML: this flow collection is never closed ({problem})"
+        hint = "close it with '}' or ']', or write it in block style"
     else:
         message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     return SpecError.at(display, pos, message, hint)
 
 
+_CORE = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = {
+    _CORE + t for t in ("str", "int", "float", "bool", "null", "timestamp", "map", "seq")
+}
+
+
 def parse_documents(text: str, display: str) -> list[RawDocument]:
-    """Parse every YAML document of `text` into plain data with positions."""
+    """Parse every YAML document of `text` into plain data with positions.
+
+    Works on ruamel's composed node graph: positions come from node marks, explicit tags
+    other than YAML's core ones are refused, and aliases are counted as they expand.
+    """
     yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
     try:
         with warnings.catch_warnings():
             # ruamel warns (not errors) on legal oddities such as a re-used anchor name.
             warnings.simplefilter("ignore")
-            nodes = list(yaml.load_all(text))
+            roots = list(yaml.compose_all(text))
     except (MarkedYAMLError, YAMLError) as exc:
-        raise _yaml_error(display, exc) from None
+        raise _yaml_error(display, exc, text) from None
     except RecursionError:
         raise SpecError.at(
-            display, Pos(1, 1), f"YAML nested too deeply (more than {MAX_DEPTH} levels)"
+            display,
+            Pos(1, 1),
+            f"YAML nested too deeply (more than {MAX_DEPTH} levels)",
+            "blueprints are a few levels deep; check for runaway brackets",
         ) from None
     budget = _Budget()
     docs: list[RawDocument] = []
-    starts = _document_starts(text)
-    for index, node in enumerate(nodes):
-        start = starts[index] if index < len(starts) else Pos(1, 1)
-        smap = SourceMap(display, start)
-        data = _plain(node, (), smap, budget, 0)
+    constructor = YAML(typ="safe", pure=True).constructor
+    lines = text.splitlines()
+    for index, root in enumerate(roots):
+        if root is None:
+            continue
+        smap = SourceMap(display, _mark(root), lines=lines)
+        converter = _Converter(smap, budget, constructor)
+        data = converter.convert(root, (), 0, set())
         if data is None:
             continue
         docs.append(RawDocument(display, index, data, smap))
@@ -164,81 +199,106 @@ def parse_documents(text: str, display: str) -> list[RawDocument]:
     return docs
 
 
-def _document_starts(text: str) -> list[Pos]:
-    starts = [Pos(1, 1)]
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("---") and number > 1:
-            starts.append(Pos(number, 1))
-        elif line.startswith("---") and number == 1:
-            starts[0] = Pos(1, 1)
-    return starts
+def _mark(node: Node) -> Pos:
+    return Pos(node.start_mark.line + 1, node.start_mark.column + 1)
 
 
-def _plain(node: Any, loc: Loc, smap: SourceMap, budget: _Budget, depth: int) -> Any:
-    budget.nodes += 1
-    if budget.nodes > MAX_NODES:
-        pos = smap.locate(loc)
-        raise SpecError.at(
-            smap.file,
-            pos,
-            f"document expands to more than {MAX_NODES:,} YAML nodes (alias expansion?)",
-            "aliases that reference aliases multiply; write the values out or use fewer aliases",
-        )
-    if depth > MAX_DEPTH:
-        raise SpecError.at(
-            smap.file, smap.locate(loc), f"YAML nested more than {MAX_DEPTH} levels deep"
-        )
-    if isinstance(node, CommentedMap):
+def _tag(node: Node) -> str:
+    tag = node.tag
+    return str(getattr(tag, "value", tag))
+
+
+class _Converter:
+    def __init__(self, smap: SourceMap, budget: _Budget, constructor: SafeConstructor) -> None:
+        self.smap = smap
+        self.budget = budget
+        self.constructor = constructor
+        self.seen: set[int] = set()
+
+    def fail(self, pos: Pos, message: str, hint: str = "") -> SpecError:
+        return SpecError.at(self.smap.file, pos, message, hint)
+
+    def convert(
+        self, node: Node, loc: Loc, depth: int, active: set[int], aliased: bool = False
+    ) -> Any:
+        aliased = aliased or id(node) in self.seen
+        self.seen.add(id(node))
+        self.budget.nodes += 1
+        if self.budget.nodes > MAX_NODES:
+            raise self.fail(
+                self.smap.locate(loc),
+                f"document expands to more than {MAX_NODES:,} YAML nodes (alias expansion?)",
+                "aliases that reference aliases multiply; write the values out or use fewer aliases",
+            )
+        if depth > MAX_DEPTH:
+            raise self.fail(
+                _mark(node),
+                f"YAML nested more than {MAX_DEPTH} levels deep",
+                "blueprints are a few levels deep; check for runaway brackets",
+            )
+        if id(node) in active:
+            raise self.fail(_mark(node), "recursive alias: a node contains itself")
+        tag = _tag(node)
+        if tag not in _ALLOWED_TAGS:
+            shown = tag.replace(_CORE, "!!")
+            raise self.fail(
+                _mark(node),
+                f"YAML tag {shown!r} is not allowed in a blueprint",
+                "remove the tag; blueprints hold plain strings, numbers, lists and mappings",
+            )
+        if isinstance(node, MappingNode):
+            return self._mapping(node, loc, depth, active | {id(node)}, aliased)
+        if isinstance(node, SequenceNode):
+            out: list[Any] = []
+            for i, item in enumerate(node.value):
+                child = (*loc, i)
+                if not aliased and id(item) not in self.seen:
+                    self._record(child, item, item)
+                out.append(self.convert(item, child, depth + 1, active | {id(node)}, aliased))
+            return out
+        return _scalar(self.constructor.construct_object(node, deep=True))
+
+    def _record(self, loc: Loc, key: Node, value: Node) -> None:
+        # An alias re-uses its anchor's node (and marks): keep the first, real position only.
+        if loc not in self.smap.keys:
+            self.smap.keys[loc] = _mark(key)
+            self.smap.values[loc] = _mark(value)
+
+    def _mapping(
+        self, node: MappingNode, loc: Loc, depth: int, active: set[int], aliased: bool
+    ) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for key, value in node.items():
-            if not isinstance(key, str):
-                raise SpecError(
-                    [
-                        SpecProblem(
-                            smap.file,
-                            *_pos_tuple(_key_pos(node, key, smap, loc)),
-                            f"keys must be strings, got {type(key).__name__} {key!r}",
-                            "quote the key",
-                        )
-                    ]
+        merged: list[MappingNode] = []
+        for key_node, value_node in node.value:
+            if _tag(key_node) == _CORE + "merge":
+                sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+                for source in sources:
+                    if not isinstance(source, MappingNode):
+                        raise self.fail(_mark(source), "a merge key ('<<') needs a mapping")
+                    merged.append(source)
+                continue
+            if not isinstance(key_node, ScalarNode) or _tag(key_node) != _CORE + "str":
+                raise self.fail(
+                    _mark(key_node),
+                    f"keys must be strings, got {_tag(key_node).replace(_CORE, '')}",
+                    "quote the key",
+                )
+            key = str(key_node.value)
+            if key in out:
+                raise self.fail(
+                    _mark(key_node),
+                    f"duplicate key {key!r}",
+                    "a key may appear once per mapping; delete or merge the repeated one",
                 )
             child = (*loc, key)
-            smap.keys[child] = _key_pos(node, key, smap, loc)
-            smap.values[child] = _value_pos(node, key, smap.keys[child])
-            out[key] = _plain(value, child, smap, budget, depth + 1)
+            if not aliased:
+                self._record(child, key_node, value_node)
+            out[key] = self.convert(value_node, child, depth + 1, active, aliased)
+        for source in merged:
+            extra = self.convert(source, loc, depth + 1, active, aliased)
+            for key, value in extra.items():
+                out.setdefault(key, value)
         return out
-    if isinstance(node, CommentedSeq):
-        items: list[Any] = []
-        for index, value in enumerate(node):
-            child = (*loc, index)
-            try:
-                line, col = node.lc.item(index)
-                smap.keys[child] = smap.values[child] = Pos(line + 1, col + 1)
-            except (KeyError, IndexError, TypeError):
-                pass
-            items.append(_plain(value, child, smap, budget, depth + 1))
-        return items
-    return _scalar(node)
-
-
-def _pos_tuple(pos: Pos) -> tuple[int, int]:
-    return pos.line, pos.column
-
-
-def _key_pos(node: CommentedMap, key: str, smap: SourceMap, loc: Loc) -> Pos:
-    try:
-        line, col = node.lc.key(key)
-        return Pos(line + 1, col + 1)
-    except (KeyError, IndexError, TypeError):
-        return smap.locate(loc)
-
-
-def _value_pos(node: CommentedMap, key: str, fallback: Pos) -> Pos:
-    try:
-        line, col = node.lc.value(key)
-        return Pos(line + 1, col + 1)
-    except (KeyError, IndexError, TypeError):
-        return fallback
 
 
 def _scalar(node: Any) -> Any:
@@ -252,9 +312,4 @@ def _scalar(node: Any) -> Any:
         return node
     if isinstance(node, dt.date):
         return dt.date(node.year, node.month, node.day)
-    if isinstance(node, str):
-        return str(node)
-    tagged = getattr(node, "value", None)
-    if isinstance(tagged, str):
-        return str(tagged)
     return str(node)

@@ -10,9 +10,29 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from archform.spec.errors import SpecProblem
+from archform.spec.errors import FieldError, HintedError, SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.source import RawDocument
+
+# Product names users write for a generic kind.
+_SYNONYMS = {
+    "fsx": "lustre",
+    "fsx_lustre": "lustre",
+    "amlfs": "lustre",
+    "managed_lustre": "lustre",
+    "exascaler": "lustre",
+    "efs": "nfs",
+    "filestore": "nfs",
+    "azure_files": "nfs",
+    "netapp": "nfs",
+    "s3": "object",
+    "gcs": "object",
+    "blob": "object",
+    "ib": "infiniband",
+    "tcpxo": "gpudirect_tcpxo",
+    "tcpx": "gpudirect_tcpx",
+    "spectrum_x": "roce",
+}
 
 _TYPE_WORDS = {
     "int_type": "an integer",
@@ -30,6 +50,8 @@ _TYPE_WORDS = {
     "date_type": "a date (YYYY-MM-DD)",
     "date_parsing": "a date (YYYY-MM-DD)",
     "date_from_datetime_inexact": "a date (YYYY-MM-DD)",
+    "date_from_datetime_parsing": "a date (YYYY-MM-DD)",
+    "datetime_from_date_parsing": "a date (YYYY-MM-DD)",
 }
 
 
@@ -53,7 +75,22 @@ def problems_from(
     for err, loc in zip(errors, cleaned, strict=True):
         if err["type"] == "missing" and loc and (loc[:-1], str(loc[-1])) in typos:
             continue
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, FieldError):
+            node: Any = doc.data
+            for part in loc:
+                node = node[part] if isinstance(node, dict | list) else None
+            if isinstance(node, dict) and cause.field in node:
+                loc = (*loc, cause.field)
         message, hint, prefer = _describe(err, loc, model, doc.data)
+        if err["type"] == "string_type" and isinstance(err.get("input"), float):
+            written = doc.source.text_at(doc.source.locate(loc, prefer="value")).split("#")[0]
+            written = written.strip().rstrip(",}]").strip() or repr(err["input"])
+            hint = f'quote it ("{written}"): YAML reads an unquoted {written} as a number'
+        elif err["type"] == "value_error" and isinstance(cause, FieldError):
+            prefer = "key"
+        if isinstance(cause, HintedError) and cause.hint and not hint:
+            hint = cause.hint
         if (loc, message) in seen:
             continue
         seen.add((loc, message))
@@ -102,9 +139,22 @@ def _describe(
     if kind in ("literal_error", "enum"):
         expected = str(ctx.get("expected", ""))
         options = [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
+        synonym = _SYNONYMS.get(str(value).lower())
         close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.5)
-        hint = f"did you mean {close[0]!r}?" if close else f"use one of {expected}"
+        if synonym in options:
+            hint = f"{value} is kind {synonym!r} here"
+        elif close:
+            hint = f"did you mean {close[0]!r}?"
+        else:
+            hint = f"use one of {expected}"
         return f"expected one of {expected}, got {_show(value)}", hint, "value"
+    if kind == "string_type" and isinstance(value, int | float) and not isinstance(value, bool):
+        if loc and loc[-1] == "name":
+            return (
+                f"expected a string, got {value!r}",
+                "names start with a letter, e.g. tc-42",
+                "value",
+            )
     if kind == "string_type" and isinstance(value, float):
         return (
             f"expected a string, got the number {value!r}",
@@ -127,7 +177,11 @@ def _describe(
             "less_than": "less than",
             "less_than_equal": "at most",
         }[kind]
-        return f"must be {words} {bound}, got {_show(value)}", "", "value"
+        return (
+            f"must be {words} {bound}, got {_show(value)}",
+            f"use a value {words} {bound}",
+            "value",
+        )
     if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
         return err["msg"][0].lower() + err["msg"][1:], "", "value"
     if kind == "value_error":

@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from archform.spec.errors import HintedError
+
 Provider = Literal["aws", "gcp", "azure", "onprem"]
 CloudProvider = Literal["aws", "gcp", "azure"]
 
@@ -19,12 +21,14 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
 
-def _pattern(regex: str, what: str, example: str) -> AfterValidator:
+def _pattern(regex: str, what: str, example: str, hint: str) -> AfterValidator:
     compiled = re.compile(regex)
 
     def check(value: str) -> str:
         if not compiled.fullmatch(value):
-            raise ValueError(f"{what} {value!r} is not valid; expected something like {example!r}")
+            raise HintedError(
+                f"{what} {value!r} is not valid; expected something like {example!r}", hint
+            )
         return value
 
     return AfterValidator(check)
@@ -33,7 +37,10 @@ def _pattern(regex: str, what: str, example: str) -> AfterValidator:
 def _no_control(value: str) -> str:
     bad = [c for c in value if (ord(c) < 32 and c not in "\n\t") or ord(c) == 127]
     if bad:
-        raise ValueError(f"control character {bad[0]!r} is not allowed in text")
+        raise HintedError(
+            f"control character {bad[0]!r} is not allowed in text",
+            "remove it; only printable characters, tabs and newlines are allowed",
+        )
     return value
 
 
@@ -56,7 +63,12 @@ InstanceType = Annotated[
 CloudId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,254}$")]
 MountPath = Annotated[
     str,
-    _pattern(r"^/(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9._/-]{0,200}$", "mount path", "/lustre/datasets"),
+    _pattern(
+        r"^/(?!.*(^|/)\.\.?(/|$))[A-Za-z0-9._/-]{0,200}$",
+        "mount path",
+        "/lustre/datasets",
+        "an absolute path of letters, digits, '.', '_', '-' and '/', without '.' or '..' parts",
+    ),
 ]
 StorageUri = Annotated[
     str,
@@ -64,6 +76,7 @@ StorageUri = Annotated[
         r"^(s3|gs|az|abfss|https|hf)://[A-Za-z0-9][A-Za-z0-9._~%/:@+-]{0,400}$",
         "storage URI",
         "s3://bucket/prefix/",
+        "use s3://, gs://, az://, abfss://, https:// or hf://; no quotes, spaces or shell syntax",
     ),
 ]
 LabelKey = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_.-]{0,62}$")]
@@ -75,7 +88,10 @@ def _cidr(value: str) -> str:
     try:
         ipaddress.ip_network(value, strict=True)
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not a CIDR block ({exc})") from None
+        raise HintedError(
+            f"{value!r} is not a CIDR block ({exc})",
+            "write the network address and prefix length, e.g. 10.0.0.0/8",
+        ) from None
     return value
 
 
@@ -91,7 +107,10 @@ def _address(value: str) -> str:
         ipaddress.ip_address(value)
     except ValueError:
         if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?", value):
-            raise ValueError(f"{value!r} is neither an IP address nor a host name") from None
+            raise HintedError(
+                f"{value!r} is neither an IP address nor a host name",
+                "write an address such as 10.1.0.5 or a host name such as node01.lab",
+            ) from None
     return value
 
 
@@ -103,12 +122,16 @@ _SUFFIX = {"K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 def _count(value: Any) -> Any:
     """Accept 70e9, 70000000000, "70e9", "70B", "1.5T", "4M" for large counts."""
     if isinstance(value, bool):
-        raise ValueError("expected a number such as 70e9 or 70B, not a boolean")
+        raise HintedError(
+            "expected a number such as 70e9 or 70B, not a boolean", "write 70e9 or 70B"
+        )
     if isinstance(value, str):
         text = value.strip().replace("_", "")
         match = re.fullmatch(r"(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([KMBGT]?)", text)
         if not match:
-            raise ValueError(f"expected a number such as 70e9 or 70B, got {value!r}")
+            raise HintedError(
+                f"expected a number such as 70e9 or 70B, got {value!r}", "write 70e9 or 70B"
+            )
         return float(match.group(1)) * _SUFFIX.get(match.group(2), 1.0)
     return value
 

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
     Cidr,
     CloudProvider,
@@ -28,12 +29,16 @@ class FleetPlacement(Strict):
 
     @model_validator(mode="after")
     def _one_region_field(self) -> FleetPlacement:
-        if (self.region is None) == (self.regions is None):
-            raise ValueError("give exactly one of `regions` or `region`")
+        if self.region is None and self.regions is None:
+            raise HintedError("give `regions` (or `region`)", "add regions: [us-east-1, eu-west-1]")
+        if self.region is not None and self.regions is not None:
+            raise FieldError(
+                "region", "give exactly one of `regions` or `region`, not both", "keep `regions`"
+            )
         if self.regions is not None and not self.regions:
-            raise ValueError("`regions` must not be empty")
+            raise FieldError("regions", "`regions` must not be empty", "name at least one region")
         if self.regions is not None and len(set(self.regions)) != len(self.regions):
-            raise ValueError("`regions` lists a region twice")
+            raise FieldError("regions", "`regions` lists a region twice", "list each region once")
         return self
 
     @property
@@ -94,9 +99,11 @@ class GpuPool(Strict):
     @model_validator(mode="after")
     def _bounds(self) -> GpuPool:
         if self.min_nodes_per_region > self.max_nodes_per_region:
-            raise ValueError(
+            raise FieldError(
+                "min_nodes_per_region",
                 f"min_nodes_per_region ({self.min_nodes_per_region}) exceeds "
-                f"max_nodes_per_region ({self.max_nodes_per_region})"
+                f"max_nodes_per_region ({self.max_nodes_per_region})",
+                "raise max_nodes_per_region or lower min_nodes_per_region",
             )
         return self
 

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
     Address,
     Cidr,
@@ -51,10 +52,16 @@ class TrainingPlacement(Strict):
 
     @model_validator(mode="after")
     def _one_region_field(self) -> TrainingPlacement:
-        if (self.region is None) == (self.regions is None):
-            raise ValueError("give exactly one of `region` or `regions`")
+        if self.region is None and self.regions is None:
+            raise HintedError("give `region` (or `regions`)", "add region: us-east-1 (or a site)")
+        if self.region is not None and self.regions is not None:
+            raise FieldError(
+                "regions",
+                "give exactly one of `region` or `regions`, not both",
+                "a training cluster belongs in one region: keep `region`",
+            )
         if self.regions is not None and not self.regions:
-            raise ValueError("`regions` must not be empty")
+            raise FieldError("regions", "`regions` must not be empty", "name the region")
         return self
 
     @property
@@ -208,12 +215,18 @@ class Scheduler(Strict):
     @model_validator(mode="after")
     def _known_version(self) -> Scheduler:
         if self.kind == "slurm" and self.version[:5] not in SLURM_VERSIONS:
-            raise ValueError(
-                f"Slurm {self.version} is not supported; choose one of {', '.join(SLURM_VERSIONS)}"
+            raise FieldError(
+                "version",
+                f"Slurm {self.version} is not supported",
+                f"choose one of {', '.join(SLURM_VERSIONS)}",
             )
         defaults = [p.name for p in self.partitions if p.default]
         if len(defaults) > 1:
-            raise ValueError(f"only one partition may be default, got {', '.join(defaults)}")
+            raise FieldError(
+                "partitions",
+                f"only one partition may be default, got {', '.join(defaults)}",
+                "set default: true on one partition only",
+            )
         return self
 
     @property
