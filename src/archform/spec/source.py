@@ -228,7 +228,7 @@ class _Converter:
             raise self.fail(
                 self.smap.locate(loc),
                 f"document expands to more than {MAX_NODES:,} YAML nodes (alias expansion?)",
-                "aliases that reference aliases multiply; write the values out or use fewer aliases",
+                "aliases that reference aliases multiply; write values out or use fewer aliases",
             )
         if depth > MAX_DEPTH:
             raise self.fail(
