@@ -54,10 +54,13 @@ def test_oversized_file_is_refused(tmp_path: Path) -> None:
 def test_all_errors_of_a_file_are_listed(tmp_path: Path) -> None:
     path = tmp_path / "two.yaml"
     path.write_text(
-        "version: 1\nkind: InferenceFleet\nname: f\nplacement: {provider: aws, regions: [us-east-1]}\n"
-        "model: {name: m, params: 8B, source: 's3://b/m/'}\nserver: {image: 'vllm/vllm-openai:v1'}\n"
-        "gpu_pool: {instance_type: g5.12xlarge, min_nodes_per_region: two, max_nodes_per_region: -1}\n"
+        "version: 1\nkind: InferenceFleet\nname: f\n"
+        "placement: {provider: aws, regions: [us-east-1]}\n"
+        "model: {name: m, params: 8B, source: 's3://b/m/'}\n"
+        "server: {image: 'vllm/vllm-openai:v1'}\n"
+        "gpu_pool: {instance_type: g5.12xlarge,\n"
+        "  min_nodes_per_region: two, max_nodes_per_region: -1}\n"
     )
     result = run_cli(["validate", str(path)])
     lines = result.stderr.splitlines()
-    assert len(lines) == 2 and all(line.startswith(f"{path}:7:") for line in lines)
+    assert len(lines) == 2 and all(line.startswith(f"{path}:9:") for line in lines)

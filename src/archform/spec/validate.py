@@ -79,7 +79,12 @@ def problems_from(
         if isinstance(cause, FieldError):
             node: Any = doc.data
             for part in loc:
-                node = node[part] if isinstance(node, dict | list) else None
+                if isinstance(node, dict):
+                    node = node.get(part)
+                elif isinstance(node, list) and isinstance(part, int):
+                    node = node[part]
+                else:
+                    node = None
             if isinstance(node, dict) and cause.field in node:
                 loc = (*loc, cause.field)
         message, hint, prefer = _describe(err, loc, model, doc.data)
@@ -148,13 +153,13 @@ def _describe(
         else:
             hint = f"use one of {expected}"
         return f"expected one of {expected}, got {_show(value)}", hint, "value"
-    if kind == "string_type" and isinstance(value, int | float) and not isinstance(value, bool):
-        if loc and loc[-1] == "name":
-            return (
-                f"expected a string, got {value!r}",
-                "names start with a letter, e.g. tc-42",
-                "value",
-            )
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "string_type" and is_number and loc and loc[-1] == "name":
+        return (
+            f"expected a string, got {value!r}",
+            "names start with a letter, e.g. tc-42",
+            "value",
+        )
     if kind == "string_type" and isinstance(value, float):
         return (
             f"expected a string, got the number {value!r}",
