@@ -63,4 +63,4 @@ def test_all_errors_of_a_file_are_listed(tmp_path: Path) -> None:
     )
     result = run_cli(["validate", str(path)])
     lines = result.stderr.splitlines()
-    assert len(lines) == 2 and all(line.startswith(f"{path}:9:") for line in lines)
+    assert len(lines) == 2 and all(line.startswith(f"{path}:8:") for line in lines)
