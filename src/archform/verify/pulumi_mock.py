@@ -71,8 +71,7 @@ def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, A
     out.setdefault("kubeconfig", "apiVersion: v1\nkind: Config\n")
     for prefix, extra in _TYPE_OUTPUTS.items():
         if type_token.startswith(prefix):
-            for key, value in extra(name, inputs).items():
-                out.setdefault(key, value)
+            out.update(extra(name, inputs))
     return out
 
 
