@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
 
 
 def plan(
-    blueprints: list[Path] = typer.Argument(..., help="Blueprint file(s)."),
+    blueprints: list[Path] = typer.Argument(..., help="Blueprint file(s)."),  # noqa: B008
     name: str | None = typer.Option(None, "--name", "-n", help="Only this document."),
     fmt: str = typer.Option("text", "--format", help="text or json"),
 ) -> None:
@@ -104,7 +104,9 @@ def _text(projects: list[dict[str, Any]]) -> str:
                 for d in proj["details"]
                 if json.dumps([d["type"], d["args"]], sort_keys=True) == key
             )
-            args = ", ".join(f"{k}={json.dumps(v, sort_keys=True)}" for k, v in detail["args"].items())
+            args = ", ".join(
+                f"{k}={json.dumps(v, sort_keys=True)}" for k, v in detail["args"].items()
+            )
             suffix = f" (x{same})" if same > 1 else ""
             lines.append(f"  - {detail['name']}{suffix}: {args}")
         if proj["mock_config"]:

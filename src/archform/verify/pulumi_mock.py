@@ -112,14 +112,14 @@ def run_program(
     )
     run = MockRun(project)
 
-    class Recorder(pulumi.runtime.Mocks):  # type: ignore[misc]
+    class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
             inputs = _plain(args.inputs)
             run.resources.append(MockResource(args.typ, args.name, inputs, str(args.provider or "")))
             state = _computed(args.typ, args.name, inputs)
             return f"{args.name}-id", state
 
-        def call(self, args: Any) -> dict[str, Any]:
+        def call(self, args: Any) -> dict[str, Any]:  # type: ignore[override]
             token = str(args.token)
             if token.endswith("getAvailabilityZones"):
                 return {"names": ["zone-a", "zone-b", "zone-c"], "zoneIds": ["z1", "z2", "z3"]}
@@ -140,7 +140,7 @@ def run_program(
     before = set(sys.modules)
     sys.path.insert(0, str(project_dir))
 
-    @pulumi.runtime.test  # type: ignore[misc]
+    @pulumi.runtime.test  # type: ignore[untyped-decorator]
     def _program() -> Any:
         runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__")
         root = pulumi.runtime.get_root_resource()

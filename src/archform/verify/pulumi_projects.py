@@ -147,7 +147,13 @@ def run_in_subprocess(project: Path, config: dict[str, str], timeout: float = 30
     env["PYTHONWARNINGS"] = "ignore::DeprecationWarning"
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "archform.verify.pulumi_projects", str(project), json.dumps(config)],
+            [
+                sys.executable,
+                "-m",
+                "archform.verify.pulumi_projects",
+                str(project),
+                json.dumps(config),
+            ],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -158,7 +164,7 @@ def run_in_subprocess(project: Path, config: dict[str, str], timeout: float = 30
         raise RuntimeError(f"timed out after {timeout:.0f}s") from None
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        tagged = [ln[len(_ERROR_TAG):] for ln in lines if ln.startswith(_ERROR_TAG)]
+        tagged = [ln[len(_ERROR_TAG) :] for ln in lines if ln.startswith(_ERROR_TAG)]
         raise RuntimeError((tagged or lines or [f"exit code {proc.returncode}"])[-1])
     data = json.loads(proc.stdout)
     run = MockRun(data["project"], outputs=data["outputs"])

@@ -6,11 +6,10 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from support import BLUEPRINTS
-
 from archform.render.generate import build_files
 from archform.render.writer import GeneratedFile, write_tree
 from archform.spec import Document, TrainingCluster, load_paths
+from support import BLUEPRINTS
 
 # (blueprint file stem, TrainingCluster document name) for every bundled cloud cluster.
 CLOUD_CLUSTERS = (

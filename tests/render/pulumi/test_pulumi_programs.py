@@ -7,10 +7,10 @@ from typing import Any
 
 import pulumi_cases as pc
 import pytest
-from support import require_module
 
 from archform.render.view import training_view
 from archform.spec.catalog import load_catalog
+from support import require_module
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -37,10 +37,14 @@ def _aws_stems() -> list[str]:
 
 
 @pytest.mark.parametrize("stem", _aws_stems())
-def test_p5_launch_template_has_32_efa_cards_with_ena_primary(runs: dict[str, Any], stem: str) -> None:
+def test_p5_launch_template_has_32_efa_cards_with_ena_primary(
+    runs: dict[str, Any], stem: str
+) -> None:
     run = runs[stem]
     cluster = _case(stem).cluster
-    (lt,) = [r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")]
+    (lt,) = [
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    ]
     nics = lt.inputs["networkInterfaces"]
     info = load_catalog().instance(cluster.compute.instance_type or "")
     assert info is not None and info.fabric_interfaces == 32
@@ -53,18 +57,25 @@ def test_p5_launch_template_has_32_efa_cards_with_ena_primary(runs: dict[str, An
     assert len(pairs) == len(set(pairs)) == 33
     # Security groups per interface, never at the top level of the template.
     assert "vpcSecurityGroupIds" not in lt.inputs and "securityGroupNames" not in lt.inputs
-    (cluster_sg,) = [r for r in run.of_type("aws:ec2/securityGroup:SecurityGroup") if r.name.endswith("-cluster")]
+    (cluster_sg,) = [
+        r for r in run.of_type("aws:ec2/securityGroup:SecurityGroup") if r.name.endswith("-cluster")
+    ]
     for nic in nics:
         assert f"{cluster_sg.name}-id" in nic["securityGroups"], nic
 
 
 @pytest.mark.parametrize("stem", _aws_stems())
-def test_efa_security_group_allows_all_traffic_to_and_from_itself(runs: dict[str, Any], stem: str) -> None:
+def test_efa_security_group_allows_all_traffic_to_and_from_itself(
+    runs: dict[str, Any], stem: str
+) -> None:
     run = runs[stem]
-    (sg,) = [r for r in run.of_type("aws:ec2/securityGroup:SecurityGroup") if r.name.endswith("-cluster")]
+    (sg,) = [
+        r for r in run.of_type("aws:ec2/securityGroup:SecurityGroup") if r.name.endswith("-cluster")
+    ]
     for kind in ("Ingress", "Egress"):
         rules = [
-            r.inputs for r in run.of_type(f"aws:vpc/securityGroup{kind}Rule:SecurityGroup{kind}Rule")
+            r.inputs
+            for r in run.of_type(f"aws:vpc/securityGroup{kind}Rule:SecurityGroup{kind}Rule")
             if r.inputs["securityGroupId"] == f"{sg.name}-id"
         ]
         assert rules == [
@@ -77,7 +88,9 @@ def test_placement_group_is_cluster_and_used_by_compute(runs: dict[str, Any], st
     run = runs[stem]
     (pg,) = run.of_type("aws:ec2/placementGroup:PlacementGroup")
     assert pg.inputs["strategy"] == "cluster"
-    (lt,) = [r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")]
+    (lt,) = [
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    ]
     assert lt.inputs["placement"]["groupName"] == pg.inputs.get("name", pg.name)
 
 
@@ -90,7 +103,9 @@ def test_fsx_matches_blueprint_tier_and_deployment(runs: dict[str, Any], stem: s
     assert len(fsx) == len(lustre)
     for s in lustre:
         fs = fsx[f"{cluster.name}-{s.name}"]
-        assert fs["deploymentType"] == ("SCRATCH_2" if s.deployment == "scratch" else "PERSISTENT_2")
+        assert fs["deploymentType"] == (
+            "SCRATCH_2" if s.deployment == "scratch" else "PERSISTENT_2"
+        )
         assert fs["perUnitStorageThroughput"] == s.throughput_mbps_per_tib
         assert fs["storageCapacity"] >= s.capacity_tib * 1024
         assert fs["storageCapacity"] % 2400 == 0
@@ -122,7 +137,9 @@ def test_imdsv2_required_and_volumes_encrypted(runs: dict[str, Any], stem: str) 
 def test_capacity_block_is_targeted(runs: dict[str, Any], stem: str) -> None:
     run = runs[stem]
     assert _case(stem).cluster.compute.purchase == "capacity_block"
-    (lt,) = [r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")]
+    (lt,) = [
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    ]
     assert lt.inputs["instanceMarketOptions"] == {"marketType": "capacity-block"}
     target = lt.inputs["capacityReservationSpecification"]["capacityReservationTarget"]
     assert target["capacityReservationId"] == "mock-gpuCapacityReservationId"
@@ -131,7 +148,10 @@ def test_capacity_block_is_targeted(runs: dict[str, Any], stem: str) -> None:
 @pytest.mark.parametrize("stem", _aws_stems())
 def test_node_role_has_only_ssm(runs: dict[str, Any], stem: str) -> None:
     run = runs[stem]
-    attachments = [r.inputs["policyArn"] for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")]
+    attachments = [
+        r.inputs["policyArn"]
+        for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+    ]
     assert attachments == ["arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"]
     assert not run.of_type("aws:iam/rolePolicy:RolePolicy")
 

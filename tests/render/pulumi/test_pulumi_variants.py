@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import BLUEPRINTS, require_module, run_cli
 
 from archform.render.generate import build_files
 from archform.render.targets.pulumi_aws import network_cards
 from archform.render.targets.pulumi_gcp import gpu_networks
 from archform.render.writer import write_tree
 from archform.spec import UsageError, load_text
+from support import BLUEPRINTS, require_module, run_cli
 
 
 def _variant(stem: str, *edits: tuple[str, str]) -> str:
@@ -70,10 +70,13 @@ def test_no_ssh_rule_at_all_when_ssh_cidrs_is_empty(stem: str, tmp_path: Path) -
     cidr = "[10.128.0.0/9]" if stem.startswith("gcp") else "[10.0.0.0/8]"
     run = _run(_variant(stem, (f"ssh_cidrs: {cidr}", "ssh_cidrs: []")), tmp_path)
     ssh = [
-        r for r in run.resources
+        r
+        for r in run.resources
         if r.inputs.get("fromPort") == 22
         or "22" in str(r.inputs.get("allows", ""))
-        or any(rule.get("destinationPortRange") == "22" for rule in r.inputs.get("securityRules", []))
+        or any(
+            rule.get("destinationPortRange") == "22" for rule in r.inputs.get("securityRules", [])
+        )
     ]
     assert ssh == []
 
@@ -94,9 +97,13 @@ def test_a3_ultra_gets_roce_network_profile_and_mrdma_nics(tmp_path: Path) -> No
 
 @pytest.mark.integration
 def test_spread_colocation_has_no_placement_group(tmp_path: Path) -> None:
-    run = _run(_variant("aws-p5-efa-fsx", ("colocation: cluster ", "colocation: spread  ")), tmp_path)
+    run = _run(
+        _variant("aws-p5-efa-fsx", ("colocation: cluster ", "colocation: spread  ")), tmp_path
+    )
     assert run.of_type("aws:ec2/placementGroup:PlacementGroup") == []
-    lt = next(r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu"))
+    lt = next(
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    )
     assert "groupName" not in lt.inputs["placement"]
 
 
@@ -122,7 +129,9 @@ def test_azure_refuses_more_nodes_than_one_placement_group(tmp_path: Path) -> No
 
 
 def test_fsx_tier_outside_persistent_2_is_refused() -> None:
-    text = _variant("aws-p5-efa-fsx", ("throughput_mbps_per_tib: 500", "throughput_mbps_per_tib: 200"))
+    text = _variant(
+        "aws-p5-efa-fsx", ("throughput_mbps_per_tib: 500", "throughput_mbps_per_tib: 200")
+    )
     with pytest.raises(UsageError, match="no 200 MB/s/TiB tier") as info:
         build_files(load_text(text))
     assert "125, 250, 500 or 1000" in info.value.hint
@@ -132,9 +141,16 @@ def test_fsx_tier_outside_persistent_2_is_refused() -> None:
 def test_scratch_deployment_uses_scratch_2_without_throughput(tmp_path: Path) -> None:
     text = _variant(
         "aws-p5-efa-fsx",
-        ("    throughput_mbps_per_tib: 500\n", "    throughput_mbps_per_tib: 500\n    deployment: scratch\n"),
+        (
+            "    throughput_mbps_per_tib: 500\n",
+            "    throughput_mbps_per_tib: 500\n    deployment: scratch\n",
+        ),
     )
     run = _run(text, tmp_path)
-    fs = next(r for r in run.of_type("aws:fsx/lustreFileSystem:LustreFileSystem") if r.name.endswith("checkpoints"))
+    fs = next(
+        r
+        for r in run.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+        if r.name.endswith("checkpoints")
+    )
     assert fs.inputs["deploymentType"] == "SCRATCH_2"
     assert "perUnitStorageThroughput" not in fs.inputs

@@ -29,8 +29,11 @@ FSX_STEP_GIB = 2400
 HEAD_INSTANCE_TYPE = "m6i.2xlarge"
 # AWS Deep Learning Base AMI (NVIDIA driver, EFA installer) and Ubuntu 22.04, resolved by EC2
 # from public SSM parameters at launch; override with `pulumi config set`.
-GPU_IMAGE = "resolve:ssm:/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id"
-HEAD_IMAGE = "resolve:ssm:/aws/service/canonical/ubuntu/server/22.04/stable/current/amd64/hvm/ebs-gp2/ami-id"
+_DLAMI = "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04"
+GPU_IMAGE = f"resolve:ssm:{_DLAMI}/latest/ami-id"
+HEAD_IMAGE = (
+    "resolve:ssm:/aws/service/canonical/ubuntu/server/22.04/stable/current/amd64/hvm/ebs-gp2/ami-id"
+)
 # Families whose network cards each carry one EFA at device 0 (p4d: 4 x 100G, EFA guide).
 EFA_PER_CARD = ("p4d", "p4de")
 

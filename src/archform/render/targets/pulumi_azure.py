@@ -127,7 +127,9 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "LUSTRE_CIDR": lustre_cidr,
             "HEAD_VM_SIZE": cluster.scheduler.controller_instance_type or HEAD_VM_SIZE,
             "CONTROLLER_ADDRESS": host_address(compute_cidr, 10),
-            "LOGIN_ADDRESSES": [host_address(compute_cidr, 11 + i) for i in range(len(view["login"]))],
+            "LOGIN_ADDRESSES": [
+                host_address(compute_cidr, 11 + i) for i in range(len(view["login"]))
+            ],
             "GROUPS": groups,
             "LUSTRE": lustre,
             "NFS": [

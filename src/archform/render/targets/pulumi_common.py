@@ -118,7 +118,9 @@ def _settings_py(settings: dict[str, Any]) -> list[dict[str, Any]]:
     for key, value in settings.items():
         if not key.isupper() or not key.replace("_", "").isalnum():
             raise ValueError(f"settings key {key!r} must be an UPPER_CASE identifier")
-        rows.append({"key": key, "value": value, "multiline": isinstance(value, list) and bool(value)})
+        rows.append(
+            {"key": key, "value": value, "multiline": isinstance(value, list) and bool(value)}
+        )
     return rows
 
 
@@ -160,6 +162,8 @@ def project_files(
     ]
     for module in modules:
         files.append(
-            GeneratedFile.text(f"pulumi/{module}", render(f"pulumi/{provider}/{module}.j2", context))
+            GeneratedFile.text(
+                f"pulumi/{module}", render(f"pulumi/{provider}/{module}.j2", context)
+            )
         )
     return files

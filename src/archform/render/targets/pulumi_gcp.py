@@ -119,8 +119,10 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                 else "pd-balanced",
             }
         )
-    layouts = {(g["networks"]["mtu"], len(g["networks"]["gvnic"]), len(g["networks"]["rdma"]))
-               for g in groups}
+    layouts = {
+        (g["networks"]["mtu"], len(g["networks"]["gvnic"]), len(g["networks"]["rdma"]))
+        for g in groups
+    }
     if len(layouts) > 1:
         raise UsageError(
             f"{cluster.name}: node groups need different GPU network layouts",
@@ -132,7 +134,9 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             {
                 "name": s.name,
                 "share": re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
-                "capacity_gib": max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.capacity_tib * 1024, 1)),
+                "capacity_gib": max(
+                    FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.capacity_tib * 1024, 1)
+                ),
                 "mount": s.mount,
             }
         )
@@ -145,7 +149,9 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "COLLOCATED": cluster.placement.colocation == "cluster",
             "HEAD_MACHINE_TYPE": cluster.scheduler.controller_instance_type or HEAD_MACHINE_TYPE,
             "CONTROLLER_ADDRESS": host_address(system_cidr, 10),
-            "LOGIN_ADDRESSES": [host_address(system_cidr, 11 + i) for i in range(len(view["login"]))],
+            "LOGIN_ADDRESSES": [
+                host_address(system_cidr, 11 + i) for i in range(len(view["login"]))
+            ],
             "GPU_NETWORKS": groups[0]["networks"],
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
@@ -154,7 +160,11 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     )
     config = [
         ConfigKey("image", "Boot image for every node (GPU driver installed by Ansible)", IMAGE),
-        ConfigKey("kmsKeySelfLink", "Cloud KMS key for boot disks and Lustre (empty: Google-managed encryption)", ""),
+        ConfigKey(
+            "kmsKeySelfLink",
+            "Cloud KMS key for boot disks and Lustre (empty: Google-managed encryption)",
+            "",
+        ),
     ]
     for g in groups:
         if g["purchase"] == "reserved":
@@ -171,8 +181,9 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         "Nodes have no external addresses; they reach the internet through Cloud NAT. Firewall "
         "rules allow traffic inside each cluster network and SSH only from access.ssh_cidrs.",
         "Disks and file systems are encrypted at rest (Google-managed keys, or `kmsKeySelfLink`).",
-        "Managed Lustre has no Pulumi resource for importing from Cloud Storage: after `pulumi up`, "
-        "run `gcloud lustre instances import-data` for each storage entry that has a `source`.",
+        "Managed Lustre has no Pulumi resource for importing from Cloud Storage: after "
+        "`pulumi up`, run `gcloud lustre instances import-data` for each storage entry that "
+        "has a `source`.",
     ]
     return values, config, notes
 
