@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from archform.spec import TrainingCluster, load_paths
 from archform.spec.catalog import load_catalog
-from support import BLUEPRINTS, require_module, run_cli
+from support import BLUEPRINTS, ROOT, require_module, run_cli
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -65,3 +69,22 @@ def test_plan_of_onprem_blueprint_is_a_usage_error() -> None:
     result = run_cli(["plan", str(BLUEPRINTS / "onprem-cpu-smoke.yaml")])
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "no Pulumi project" in result.stderr
+
+
+def test_plan_without_pulumi_names_the_extra(tmp_path: Path) -> None:
+    # sys.modules["pulumi"] = None makes importlib report the SDK as not installed.
+    code = (
+        "import sys; sys.modules['pulumi'] = None; "
+        "from archform.cli import main; sys.argv = ['archform', 'plan', sys.argv[1]]; main()"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(BLUEPRINTS / "aws-p5-efa-fsx.yaml")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "archform[aws]" in proc.stderr

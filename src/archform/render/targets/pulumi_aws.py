@@ -118,7 +118,6 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
                 "per_unit_storage_throughput": None if scratch else tier,
                 "storage_capacity_gib": gib,
                 "source": source,
-                "source_region": s.region or cluster.placement.primary_region,
                 "export_to_source": s.purpose != "training_data",
                 "mount": s.mount,
             }

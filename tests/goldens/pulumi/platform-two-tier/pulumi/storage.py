@@ -46,7 +46,8 @@ def _lustre(entry: dict, net: Network) -> aws.fsx.LustreFileSystem:
             f"{name}-s3",
             file_system_id=fs.id,
             data_repository_path=entry["source"],
-            file_system_path=f"/{entry['name']}",
+            # The whole file system maps to the bucket prefix (one association per file system).
+            file_system_path="/",
             batch_import_meta_data_on_create=True,
             s3=s3,
             tags=s.TAGS,
