@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 from typing import Any
 
 import pulumi_cases as pc
@@ -10,7 +11,7 @@ import pytest
 
 from archform.render.view import training_view
 from archform.spec.catalog import load_catalog
-from support import require_module
+from support import GOLDENS, compare_tree, require_module
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -293,3 +294,17 @@ def test_inventory_output_matches_training_view(runs: dict[str, Any], stem: str)
     for target in inv["nfs"].values():
         assert set(target) == {"address", "export"} and all(target.values())
         assert target["export"].startswith("/")
+
+
+@pytest.mark.parametrize("stem", pc.IDS)
+def test_mocked_stack_outputs_golden(runs: dict[str, Any], stem: str, update_goldens: bool) -> None:
+    """The `pulumi stack output --json` file the Ansible inventory reads, as produced under mocks.
+
+    Kept as a golden so the Ansible side can test its inventory script against the exact shape.
+    """
+    text = json.dumps(runs[stem].outputs, indent=2, sort_keys=True) + "\n"
+    compare_tree(
+        {"pulumi-outputs.json": text.encode()},
+        GOLDENS / "pulumi-outputs" / stem,
+        update_goldens,
+    )

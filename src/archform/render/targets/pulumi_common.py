@@ -124,6 +124,19 @@ def _settings_py(settings: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _provider_config(provider: str, settings: dict[str, Any]) -> list[dict[str, str | None]]:
+    """Provider config keys the README tells the user to set (value None: user supplies it)."""
+    if provider == "aws":
+        return [{"key": "aws:region", "value": settings["REGION"]}]
+    if provider == "gcp":
+        return [
+            {"key": "gcp:project", "value": None},
+            {"key": "gcp:region", "value": settings["REGION"]},
+            {"key": "gcp:zone", "value": settings["ZONE"]},
+        ]
+    return [{"key": "azure-native:location", "value": settings["REGION"]}]
+
+
 def project_files(
     provider: str,
     cluster: TrainingCluster,
@@ -150,6 +163,7 @@ def project_files(
         "sdk_version": version,
         "modules": modules,
         "notes": notes,
+        "provider_config": _provider_config(provider, settings),
     }
     files = [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),

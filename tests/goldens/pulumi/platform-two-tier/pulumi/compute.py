@@ -62,14 +62,13 @@ def _user_data(hostname: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def _instance(name: str, template: aws.ec2.LaunchTemplate, depends: list[object]) -> aws.ec2.Instance:
+def _instance(name: str, template: aws.ec2.LaunchTemplate) -> aws.ec2.Instance:
     return aws.ec2.Instance(
         name,
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         user_data_base64=_user_data(name),
         tags={**s.TAGS, "Name": name},
         volume_tags={**s.TAGS, "Name": name},
-        opts=pulumi.ResourceOptions(depends_on=depends),
     )
 
 
@@ -164,14 +163,14 @@ def build(net: Network, profile: aws.iam.InstanceProfile) -> Nodes:
     """Create every instance; names are the inventory names."""
     nodes = Nodes()
     head = _head_template(net, profile)
-    ctl = _instance(s.CONTROLLER, head, [])
+    ctl = _instance(s.CONTROLLER, head)
     nodes.controller.append((s.CONTROLLER, ctl.private_ip))
     for name in s.LOGIN:
-        login = _instance(name, head, [ctl])
+        login = _instance(name, head)
         nodes.login.append((name, login.private_ip))
     for group in s.GROUPS:
         template = _compute_template(group, net, profile)
         for name in group["hostnames"]:
-            node = _instance(name, template, [ctl])
+            node = _instance(name, template)
             nodes.compute.append((name, node.private_ip, group["name"]))
     return nodes
