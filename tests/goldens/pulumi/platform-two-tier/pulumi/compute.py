@@ -89,7 +89,6 @@ def _head_template(net: Network, profile: aws.iam.InstanceProfile) -> aws.ec2.La
                 "subnet_id": net.subnet_id,
                 "security_groups": [net.cluster_sg.id, net.ssh_sg.id, net.egress_sg.id],
                 "delete_on_termination": "true",
-                "associate_public_ip_address": "false",
             }
         ],
         placement={"availability_zone": s.ZONE},
@@ -138,7 +137,6 @@ def _compute_template(
                 "subnet_id": net.subnet_id,
                 "security_groups": groups,
                 "delete_on_termination": "true",
-                "associate_public_ip_address": "false",
             }
         )
     placement: dict[str, object] = {"availability_zone": s.ZONE}
