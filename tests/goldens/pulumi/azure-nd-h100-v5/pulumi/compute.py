@@ -43,7 +43,10 @@ def _linux() -> dict[str, object]:
         "disable_password_authentication": True,
         "ssh": {
             "public_keys": [
-                {"path": f"/home/{user}/.ssh/authorized_keys", "key_data": config.require("sshPublicKey")}
+                {
+                    "path": f"/home/{user}/.ssh/authorized_keys",
+                    "key_data": config.require("sshPublicKey"),
+                }
             ]
         },
     }
@@ -117,7 +120,11 @@ def _scale_set(group: dict, net: Network) -> azure.compute.VirtualMachineScaleSe
                     "primary": True,
                     "enable_accelerated_networking": True,
                     "ip_configurations": [
-                        {"name": "primary", "primary": True, "subnet": {"id": net.compute_subnet.id}}
+                        {
+                            "name": "primary",
+                            "primary": True,
+                            "subnet": {"id": net.compute_subnet.id},
+                        }
                     ],
                 }
             ]

@@ -51,7 +51,8 @@ def build(net: Network) -> FileSystems:
             tags=s.TAGS,
         )
         # The MGS address; Managed Lustre's file system name is always "lustrefs".
-        out.lustre[entry["name"]] = (fs.client_info.apply(lambda c: c.mgs_address if c else None), "lustrefs")
+        mgs = fs.client_info.apply(lambda info: info.mgs_address if info else None)
+        out.lustre[entry["name"]] = (mgs, "lustrefs")
     for entry in s.NFS:
         account = azure.storage.StorageAccount(
             f"{s.CLUSTER}-{entry['name']}",

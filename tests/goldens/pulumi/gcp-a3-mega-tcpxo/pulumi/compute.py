@@ -139,7 +139,8 @@ def build(net: Network) -> Nodes:
                 boot_disk=_boot_disk(group["boot_disk_type"], 200),
                 network_interfaces=_gpu_interfaces(net, address),
                 scheduling=_scheduling(group),
-                resource_policies=policy.self_link if policy is not None else None,  # a str in pulumi-gcp 10
+                # One policy, a str (not a list) in pulumi-gcp 10.
+                resource_policies=policy.self_link if policy is not None else None,
                 reservation_affinity=_reservation(group),
                 **_common(name, account),
             )

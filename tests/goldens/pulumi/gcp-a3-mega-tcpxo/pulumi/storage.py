@@ -77,8 +77,8 @@ def build(net: Network) -> FileSystems:
             kms_key_name=kms,
             labels={k.replace(".", "_"): v for k, v in s.TAGS.items()},
         )
-        out.nfs[entry["name"]] = (
-            fs.networks.apply(lambda nets: nets[0].ip_addresses[0] if nets and nets[0].ip_addresses else None),
-            f"/{entry['share']}",
+        address = fs.networks.apply(
+            lambda nets: nets[0].ip_addresses[0] if nets and nets[0].ip_addresses else None
         )
+        out.nfs[entry["name"]] = (address, f"/{entry['share']}")
     return out
