@@ -154,3 +154,64 @@ def test_scratch_deployment_uses_scratch_2_without_throughput(tmp_path: Path) ->
     )
     assert fs.inputs["deploymentType"] == "SCRATCH_2"
     assert "perUnitStorageThroughput" not in fs.inputs
+
+
+@pytest.mark.integration
+def test_extra_node_group_gets_its_own_launch_template_and_inventory_group(
+    tmp_path: Path,
+) -> None:
+    text = _variant(
+        "aws-p5-efa-fsx",
+        (
+            "  purchase: capacity_block ",
+            "  extra_groups:\n    - {name: old, nodes: 2, instance_type: p4d.24xlarge}\n"
+            "  purchase: capacity_block ",
+        ),
+    )
+    run = _run(text, tmp_path)
+    lts = {r.name: r.inputs for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    assert sorted(lts) == ["aws-p5-train-gpu", "aws-p5-train-head", "aws-p5-train-old"]
+    old = lts["aws-p5-train-old"]
+    assert old["instanceType"] == "p4d.24xlarge"
+    assert [n["interfaceType"] for n in old["networkInterfaces"]] == ["efa"] * 4
+    assert "capacityReservationSpecification" not in old  # on_demand group
+    inv = run.outputs["ansible_inventory"]["compute"]
+    assert [h["name"] for h in inv if h["group"] == "old"] == [
+        "aws-p5-train-old001",
+        "aws-p5-train-old002",
+    ]
+    assert len(run.of_type("aws:ec2/instance:Instance")) == 16 + 2 + 2
+
+
+@pytest.mark.integration
+def test_existing_vpc_is_reused_not_created(tmp_path: Path) -> None:
+    text = _variant(
+        "aws-p5-efa-fsx",
+        (
+            "  colocation: cluster ",
+            "  network: {existing_vpc_id: vpc-0abc, existing_subnet_ids: [subnet-0def]}\n"
+            "  colocation: cluster ",
+        ),
+    )
+    run = _run(text, tmp_path)
+    for token in ("aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", "aws:ec2/natGateway:NatGateway"):
+        assert run.of_type(token) == [], token
+    assert {r.inputs["vpcId"] for r in run.of_type("aws:ec2/securityGroup:SecurityGroup")} == {
+        "vpc-0abc"
+    }
+    lt = next(
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    )
+    assert {n["subnetId"] for n in lt.inputs["networkInterfaces"]} == {"subnet-0def"}
+    fsx = run.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert {f.inputs["subnetIds"] for f in fsx} == {"subnet-0def"}
+
+
+def test_dry_run_config_uses_defaults_and_mocks_required_keys(tmp_path: Path) -> None:
+    from archform.verify.pulumi_projects import dry_run_config
+
+    write_tree(tmp_path / "out", build_files(load_text(_variant("azure-nd-h100-v5"))))
+    config, mocked = dry_run_config(tmp_path / "out" / "pulumi")
+    assert mocked == ["sshPublicKey"]
+    assert config["sshPublicKey"] == "mock-sshPublicKey"
+    assert config["adminUsername"] == "azureuser"

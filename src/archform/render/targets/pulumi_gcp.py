@@ -181,6 +181,8 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         "Nodes have no external addresses; they reach the internet through Cloud NAT. Firewall "
         "rules allow traffic inside each cluster network and SSH only from access.ssh_cidrs.",
         "Disks and file systems are encrypted at rest (Google-managed keys, or `kmsKeySelfLink`).",
+        "SSH uses OS Login (project-wide SSH keys are blocked): grant the Ansible user "
+        "roles/compute.osAdminLogin.",
         "Managed Lustre has no Pulumi resource for importing from Cloud Storage: after "
         "`pulumi up`, run `gcloud lustre instances import-data` for each storage entry that "
         "has a `source`.",
