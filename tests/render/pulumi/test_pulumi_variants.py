@@ -215,3 +215,29 @@ def test_dry_run_config_uses_defaults_and_mocks_required_keys(tmp_path: Path) ->
     assert mocked == ["sshPublicKey"]
     assert config["sshPublicKey"] == "mock-sshPublicKey"
     assert config["adminUsername"] == "azureuser"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("purchase", "market", "reservation"),
+    [
+        (
+            "reserved\n  capacity_reservation_id: cr-0123456789abcdef0",
+            None,
+            {"capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}},
+        ),
+        ("reserved", None, {"capacityReservationPreference": "open"}),
+        ("spot", {"marketType": "spot"}, None),
+        ("on_demand", None, None),
+    ],
+)
+def test_aws_purchase_options_reach_the_launch_template(
+    purchase: str, market: Any, reservation: Any, tmp_path: Path
+) -> None:
+    text = _variant("aws-p5-efa-fsx", ("purchase: capacity_block ", f"purchase: {purchase}\n  #"))
+    run = _run(text, tmp_path)
+    lt = next(
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    )
+    assert lt.inputs.get("instanceMarketOptions") == market
+    assert lt.inputs.get("capacityReservationSpecification") == reservation
