@@ -241,3 +241,13 @@ def test_aws_purchase_options_reach_the_launch_template(
     )
     assert lt.inputs.get("instanceMarketOptions") == market
     assert lt.inputs.get("capacityReservationSpecification") == reservation
+
+
+def test_gcp_labels_are_sanitised_from_the_owner() -> None:
+    from archform.render.targets.pulumi_gcp import settings
+
+    text = _variant("gcp-a3-mega-tcpxo", ("owner: ml-infra", "owner: ML Infra@Corp"))
+    cluster = load_text(text).documents[0].model
+    values, _, _ = settings(cluster)  # type: ignore[arg-type]
+    assert values["LABELS"]["owner"] == "ml_infra_corp"
+    assert values["TAGS"]["owner"] == "ML Infra@Corp"

@@ -58,6 +58,11 @@ def gpu_networks(machine_type: str) -> dict[str, Any]:
     }
 
 
+def gcp_label(text: str) -> str:
+    """A GCP label key or value: lowercase letters, digits, '_' and '-', at most 63 chars."""
+    return re.sub(r"[^a-z0-9_-]", "_", text.lower())[:63]
+
+
 def _fs_name(name: str) -> str:
     """Managed Lustre file system name: up to 8 letters/digits."""
     return re.sub(r"[^a-z0-9]", "", name)[:8] or "lustre"
@@ -144,6 +149,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     values.update(
         {
             "ZONE": zone_of(cluster, f"{cluster.placement.primary_region}-a"),
+            "LABELS": {gcp_label(k): gcp_label(v) for k, v in values["TAGS"].items()},
             "SYSTEM_CIDR": system_cidr,
             "PSA_CIDR": psa_cidr,
             "COLLOCATED": cluster.placement.colocation == "cluster",

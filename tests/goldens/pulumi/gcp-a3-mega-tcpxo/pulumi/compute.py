@@ -46,7 +46,7 @@ def _common(name: str, account: gcp.serviceaccount.Account) -> dict[str, object]
     return {
         "name": name,
         "zone": s.ZONE,
-        "labels": {k.replace(".", "_"): v for k, v in s.TAGS.items()},
+        "labels": s.LABELS,
         "metadata": {"enable-oslogin": "TRUE", "block-project-ssh-keys": "TRUE"},
         "shielded_instance_config": {"enable_integrity_monitoring": True, "enable_vtpm": True},
         "service_account": {

@@ -10,6 +10,7 @@ SSH_CIDRS = ['10.128.0.0/9']
 CONTROLLER = 'gcp-a3mega-train-ctl'
 LOGIN = ['gcp-a3mega-train-login01']
 ZONE = 'us-central1-a'
+LABELS = {'archform-cluster': 'gcp-a3mega-train', 'owner': 'ml-infra'}
 SYSTEM_CIDR = '10.42.0.0/17'
 PSA_CIDR = '10.42.128.0/17'
 COLLOCATED = True

@@ -59,7 +59,7 @@ def build(net: Network) -> FileSystems:
                 per_unit_storage_throughput=str(entry["per_unit_storage_throughput"]),
                 network=net.system.id,
                 kms_key=kms,
-                labels={k.replace(".", "_"): v for k, v in s.TAGS.items()},
+                labels=s.LABELS,
                 opts=pulumi.ResourceOptions(depends_on=[peering]),
             )
             # mount_point is "IP@tcp:/filesystem".
@@ -75,7 +75,7 @@ def build(net: Network) -> FileSystems:
             file_shares={"name": entry["share"], "capacity_gb": entry["capacity_gib"]},
             networks=[{"network": net.system.name, "modes": ["MODE_IPV4"]}],
             kms_key_name=kms,
-            labels={k.replace(".", "_"): v for k, v in s.TAGS.items()},
+            labels=s.LABELS,
         )
         address = fs.networks.apply(
             lambda nets: nets[0].ip_addresses[0] if nets and nets[0].ip_addresses else None
