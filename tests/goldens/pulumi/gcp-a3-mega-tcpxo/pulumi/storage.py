@@ -35,6 +35,15 @@ def _private_services_access(net: Network) -> gcp.servicenetworking.Connection:
         prefix_length=int(prefix),
         network=net.system.id,
     )
+    # Lustre servers open LNet connections (TCP 988) back to the clients.
+    gcp.compute.Firewall(
+        f"{s.CLUSTER}-lustre-lnet",
+        network=net.system.self_link,
+        direction="INGRESS",
+        source_ranges=[s.PSA_CIDR],
+        allows=[{"protocol": "tcp", "ports": ["988"]}],
+        description="Managed Lustre servers to clients (LNet)",
+    )
     return gcp.servicenetworking.Connection(
         f"{s.CLUSTER}-psa",
         network=net.system.id,
