@@ -62,3 +62,23 @@ def test_rendering_does_not_depend_on_hash_seed() -> None:
         for f in pc.pulumi_files(pc.case(stem, name))
     }
     assert digests[0] == local
+
+
+@pytest.mark.parametrize(("stem", "name"), pc.CLOUD_CLUSTERS, ids=pc.IDS)
+def test_requirements_pin_the_sdks_the_tests_ran(stem: str, name: str) -> None:
+    """requirements.txt pins exactly the SDK versions these tests exercised under mocks."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    files = {f.path: f.content.decode() for f in pc.pulumi_files(pc.case(stem, name))}
+    pins = [
+        line.split("==")
+        for line in files["pulumi/requirements.txt"].splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert [p[0] for p in pins][0] == "pulumi" and len(pins) == 2
+    for package, pinned in pins:
+        try:
+            installed = version(package)
+        except PackageNotFoundError:
+            pytest.skip(f"{package} not installed")
+        assert installed == pinned, f"{package}: pinned {pinned}, tested with {installed}"

@@ -160,7 +160,11 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     config = [
         ConfigKey("gpuImageId", "AMI for GPU nodes (EFA and NVIDIA driver installed)", GPU_IMAGE),
         ConfigKey("headImageId", "AMI for the controller and login nodes", HEAD_IMAGE),
-        ConfigKey("keyName", "EC2 key pair for SSH (empty: reach nodes through SSM)", ""),
+        ConfigKey(
+            "keyName",
+            "EC2 key pair name for SSH; Ansible connects over SSH (empty: no key pair)",
+            "",
+        ),
     ]
     needs_reservation = False
     for g in groups:
