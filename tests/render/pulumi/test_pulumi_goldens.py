@@ -75,7 +75,7 @@ def test_requirements_pin_the_sdks_the_tests_ran(stem: str, name: str) -> None:
         for line in files["pulumi/requirements.txt"].splitlines()
         if line and not line.startswith("#")
     ]
-    assert [p[0] for p in pins][0] == "pulumi" and len(pins) == 2
+    assert len(pins) == 2 and pins[0][0] == "pulumi"
     for package, pinned in pins:
         try:
             installed = version(package)
