@@ -31,7 +31,7 @@ EXTRAS = {
 KEY_ARGS = (
     "instanceType",
     "machineType",
-    "vmSize",
+    "hardwareProfile",
     "sku",
     "strategy",
     "deploymentType",
@@ -117,9 +117,25 @@ def _interfaces(value: Any) -> dict[str, Any]:
     return out
 
 
+def _whole(value: Any) -> Any:
+    """Numbers come back from the engine as floats; show 16, not 16.0."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    return value
+
+
 def resource_detail(resource: MockResource) -> dict[str, Any]:
-    """Type, name and the key arguments of one resource."""
-    args = {k: resource.inputs[k] for k in KEY_ARGS if k in resource.inputs}
+    """Type, name and the key arguments of one resource (scalars and small objects)."""
+    args = {
+        k: _whole(resource.inputs[k])
+        for k in KEY_ARGS
+        if k in resource.inputs
+        and not (k == "networkProfile" and isinstance(resource.inputs[k], dict))
+    }
     if "networkInterfaces" in resource.inputs:
         args["networkInterfaces"] = _interfaces(resource.inputs["networkInterfaces"])
     return {"type": resource.type, "name": resource.name, "args": args}
