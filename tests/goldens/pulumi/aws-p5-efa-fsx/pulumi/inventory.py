@@ -6,6 +6,9 @@ Shape (read by the generated Ansible inventory script):
      "lustre": {"<storage name>": {"dns_name", "mount_name"}},
      "nfs": {"<storage name>": {"address", "export"}}}
 Addresses are private: Ansible reaches the nodes from inside the network or over a VPN.
+Mounts: `mount -t lustre <dns_name>@tcp:/<mount_name> <dir>` and
+`mount -t nfs -o vers=4.1 <address>:<export> <dir>` (EFS, Filestore and Azure Files NFS all
+speak NFS 4.1).
 """
 
 from __future__ import annotations
