@@ -7,8 +7,8 @@ Shape (read by the generated Ansible inventory script):
      "nfs": {"<storage name>": {"address", "export"}}}
 Addresses are private: Ansible reaches the nodes from inside the network or over a VPN.
 Mounts: `mount -t lustre <dns_name>@tcp:/<mount_name> <dir>` and
-`mount -t nfs -o vers=4.1 <address>:<export> <dir>` (EFS, Filestore and Azure Files NFS all
-speak NFS 4.1).
+`mount -t nfs <address>:<export> <dir>` (EFS and Azure Files speak NFS 4.1, Filestore Basic
+NFS 3; the client negotiates).
 """
 
 from __future__ import annotations
