@@ -26,13 +26,22 @@ def plan(
     blueprints: list[Path] = typer.Argument(..., help="Blueprint file(s)."),  # noqa: B008
     name: str | None = typer.Option(None, "--name", "-n", help="Only this document."),
     fmt: str = typer.Option("text", "--format", help="text or json"),
+    config: list[str] = typer.Option(  # noqa: B008
+        [], "--config", "-c", help="KEY=VALUE for the program's Pulumi config (repeatable)."
+    ),
 ) -> None:
     """Dry-run the generated Pulumi programs under mocks: resources by type, key arguments."""
 
     def run() -> None:
         if fmt not in ("text", "json"):
             fail(f"unknown format {fmt!r}", "use text or json")
-        projects = _plan(blueprints, name)
+        overrides = {}
+        for item in config:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                fail(f"--config {item!r} is not KEY=VALUE", "e.g. --config keyName=ops")
+            overrides[key] = value
+        projects = _plan(blueprints, name, overrides)
         if fmt == "json":
             typer.echo(json.dumps({"projects": projects}, indent=2, sort_keys=True))
         else:
@@ -41,7 +50,9 @@ def plan(
     guarded(run)
 
 
-def _plan(blueprints: list[Path], name: str | None) -> list[dict[str, Any]]:
+def _plan(
+    blueprints: list[Path], name: str | None, overrides: dict[str, str]
+) -> list[dict[str, Any]]:
     import importlib.util
 
     from archform.render.generate import build_files
@@ -78,6 +89,8 @@ def _plan(blueprints: list[Path], name: str | None) -> list[dict[str, Any]]:
             if missing:
                 fail(f"{rel}: needs {', '.join(missing)}", install_hint(missing))
             config, mocked = dry_run_config(project)
+            config.update(overrides)
+            mocked = [key for key in mocked if key not in overrides]
             try:
                 run = run_program(project, config)
             except MockProgramError as exc:

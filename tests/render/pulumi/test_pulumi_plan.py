@@ -88,3 +88,15 @@ def test_plan_without_pulumi_names_the_extra(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "archform[aws]" in proc.stderr
+
+
+def test_plan_config_overrides_replace_mock_values() -> None:
+    require_module("pulumi", "pulumi_aws")
+    path = BLUEPRINTS / "aws-p5-efa-fsx.yaml"
+    args = ["plan", str(path), "--format", "json", "-c", "gpuCapacityReservationId=cr-0aaa"]
+    result = run_cli(args, timeout=300)
+    assert result.returncode == 0, result.stderr
+    (project,) = json.loads(result.stdout)["projects"]
+    assert project["mock_config"] == []
+    bad = run_cli(["plan", str(path), "-c", "no-equals-sign"])
+    assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr
