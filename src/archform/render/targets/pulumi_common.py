@@ -113,14 +113,12 @@ def nfs_entries(cluster: TrainingCluster) -> list[Any]:
 
 
 def _settings_py(settings: dict[str, Any]) -> list[dict[str, Any]]:
-    """Settings as (name, value, one-item-per-line?) rows for the settings template."""
+    """Settings as (name, value) rows for settings.py; names are code-chosen identifiers."""
     rows = []
     for key, value in settings.items():
         if not key.isupper() or not key.replace("_", "").isalnum():
             raise ValueError(f"settings key {key!r} must be an UPPER_CASE identifier")
-        rows.append(
-            {"key": key, "value": value, "multiline": isinstance(value, list) and bool(value)}
-        )
+        rows.append({"key": key, "value": value})
     return rows
 
 
