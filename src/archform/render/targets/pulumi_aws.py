@@ -174,7 +174,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             config.append(
                 ConfigKey(
                     key,
-                    f"Capacity Block reservation id (cr-...) for node group {g['name']}",
+                    "Capacity Block reservation id (cr-...) of the node group in the key's name",
                     g["capacity_reservation_id"],
                 )
             )
@@ -182,7 +182,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             config.append(
                 ConfigKey(
                     key,
-                    f"On-Demand Capacity Reservation id for group {g['name']} "
+                    "On-Demand Capacity Reservation id of the node group in the key's name "
                     "(empty: use any open matching reservation)",
                     g["capacity_reservation_id"] or "",
                 )

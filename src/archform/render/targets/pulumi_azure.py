@@ -154,7 +154,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             config.append(
                 ConfigKey(
                     f"{entry['name']}HsmContainerId",
-                    f"Resource id of the blob container behind Lustre {entry['name']} "
+                    "Resource id of the blob container behind the Lustre file system in the key's name "
                     "(empty: no blob integration)",
                     "",
                 )
@@ -162,7 +162,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             config.append(
                 ConfigKey(
                     f"{entry['name']}HsmLoggingContainerId",
-                    f"Resource id of the blob container for Lustre {entry['name']} import logs",
+                    "Resource id of the blob container for that file system's import logs",
                     "",
                 )
             )
@@ -170,7 +170,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         config.append(
             ConfigKey(
                 f"{g['name']}CapacityReservationGroupId",
-                f"Capacity reservation group for node group {g['name']} (empty: none)",
+                "Capacity reservation group id of the node group in the key's name (empty: none)",
                 g["capacity_reservation_group_id"] or "",
             )
         )

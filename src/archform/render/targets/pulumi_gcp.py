@@ -177,7 +177,8 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             config.append(
                 ConfigKey(
                     f"{g['name']}Reservation",
-                    f"Compute Engine reservation for group {g['name']} (empty: any matching)",
+                    "Compute Engine reservation of the node group in the key's name "
+                    "(empty: any matching reservation)",
                     g["reservation"] or "",
                 )
             )
