@@ -154,7 +154,8 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             config.append(
                 ConfigKey(
                     f"{entry['name']}HsmContainerId",
-                    "Resource id of the blob container behind the Lustre file system in the key's name "
+                    "Resource id of the blob container behind the Lustre file system in the key's "
+                    "name "
                     "(empty: no blob integration)",
                     "",
                 )
