@@ -1,7 +1,8 @@
 """Managed Lustre (one instance per lustre storage entry) and Filestore for nfs entries.
 
 Both attach to the system VPC; Managed Lustre needs private services access on it.
-Encryption at rest is always on (Google-managed keys, or the `kmsKeySelfLink` config key).
+Encryption at rest is always on: Google-managed keys, or the `kmsKeySelfLink` config key for
+Managed Lustre (Filestore Basic takes no customer-managed key).
 """
 
 from __future__ import annotations
@@ -83,7 +84,6 @@ def build(net: Network) -> FileSystems:
             tier="BASIC_SSD",
             file_shares={"name": entry["share"], "capacity_gb": entry["capacity_gib"]},
             networks=[{"network": net.system.name, "modes": ["MODE_IPV4"]}],
-            kms_key_name=kms,
             labels=s.LABELS,
         )
         address = fs.networks.apply(
