@@ -69,7 +69,32 @@ def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, A
     out.setdefault("selfLink", f"https://mock/{name}")
     out.setdefault("endpoint", f"https://{name}.mock.internal")
     out.setdefault("kubeconfig", "apiVersion: v1\nkind: Config\n")
+    for prefix, extra in _TYPE_OUTPUTS.items():
+        if type_token.startswith(prefix):
+            out.update(extra(name, inputs))
     return out
+
+
+def _filestore_networks(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    nets = [dict(n, ipAddresses=["10.0.0.20"]) for n in inputs.get("networks") or []]
+    return {"networks": nets}
+
+
+# Provider-computed outputs that generated programs read, per type-token prefix.
+_TYPE_OUTPUTS: dict[str, Any] = {
+    "gcp:lustre/instance:Instance": lambda name, inputs: {
+        "mountPoint": f"10.0.0.30@tcp:/{inputs.get('filesystem', 'mockfs')}"
+    },
+    "gcp:filestore/instance:Instance": _filestore_networks,
+    "azure-native:storagecache:AmlFilesystem": lambda name, inputs: {
+        "clientInfo": {
+            "mgsAddress": "10.0.0.40",
+            "mountCommand": "sudo mount -t lustre -o noatime,flock 10.0.0.40@tcp:/lustrefs /mnt",
+            "lustreVersion": "2.15",
+            "containerStorageInterface": {},
+        }
+    },
+}
 
 
 def run_program(
@@ -108,6 +133,9 @@ def run_program(
                 return {"accountId": "000000000000", "arn": "arn:mock", "userId": "mock"}
             if token.endswith("getPartition"):
                 return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+            if token.endswith("getClientConfig"):
+                return {"project": "mock-project", "region": "mock-region", "zone": "mock-zone",
+                        "accessToken": "mock", "id": "mock", "defaultLabels": {}}
             if token.endswith("getRegion"):
                 return {"name": "mock-region", "region": "mock-region"}
             return {}

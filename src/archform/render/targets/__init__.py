@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from archform.render.target import Target
+from archform.render.targets import pulumi_aws, pulumi_azure, pulumi_gcp
 
-BUILTIN: list[Target] = []
+BUILTIN: list[Target] = [pulumi_aws.TARGET, pulumi_azure.TARGET, pulumi_gcp.TARGET]

@@ -1,0 +1,181 @@
+"""Shared pieces of the Pulumi training targets: settings, sizing, config keys, project files.
+
+A generated project is data plus code: `settings.py` holds every value taken from the
+blueprint (rendered with the `py` filter), and the program modules read it. The modules
+are templates too, but hold no blueprint value, so a reviewer reads the data in one place.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from archform.render.env import render
+from archform.render.view import training_view
+from archform.render.writer import GeneratedFile
+from archform.spec import Document, UsageError
+from archform.spec.models.training import TrainingCluster
+
+# Versions pinned in requirements.txt: the SDKs archform's tests run the programs with.
+PULUMI_VERSION = "3.272.0"
+SDK_PINS = {
+    "aws": ("pulumi-aws", "7.51.1"),
+    "gcp": ("pulumi-gcp", "10.2.0"),
+    "azure": ("pulumi-azure-native", "3.29.0"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigKey:
+    """One `pulumi config` key of a generated project."""
+
+    name: str
+    description: str
+    default: str | None = None
+    secret: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain form for templates."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "default": self.default,
+            "required": self.default is None,
+            "secret": self.secret,
+        }
+
+
+def applies(doc: Document, provider: str) -> bool:
+    """True for a TrainingCluster placed on `provider`."""
+    model = doc.model
+    return isinstance(model, TrainingCluster) and model.placement.provider == provider
+
+
+def round_up(value: float, step: int) -> int:
+    """`value` rounded up to a multiple of `step` (at least one step)."""
+    return max(step, math.ceil(value / step) * step)
+
+
+def zone_of(cluster: TrainingCluster, fallback: str) -> str:
+    """The single zone the cluster is built in (first listed, else `fallback`)."""
+    return cluster.placement.zones[0] if cluster.placement.zones else fallback
+
+
+def carve(cidr: str, count: int) -> list[str]:
+    """Split `cidr` into `count` equal subnets (power of two above count), in order."""
+    net = ipaddress.ip_network(cidr)
+    bits = max(1, math.ceil(math.log2(max(count, 2))))
+    if net.prefixlen + bits > 28:
+        raise UsageError(
+            f"placement.network.cidr {cidr} is too small to hold {count} subnets",
+            "use a /16 to /22 block, e.g. 10.42.0.0/16",
+        )
+    return [str(s) for s in net.subnets(prefixlen_diff=bits)][:count]
+
+
+def host_address(subnet: str, index: int) -> str:
+    """The `index`-th host address of a subnet; refuses addresses outside it."""
+    net = ipaddress.ip_network(subnet)
+    if index >= net.num_addresses - 2:
+        raise UsageError(
+            f"subnet {subnet} has no room for host number {index}",
+            "use a larger placement.network.cidr",
+        )
+    return str(net.network_address + index)
+
+
+def base_settings(cluster: TrainingCluster) -> dict[str, Any]:
+    """Values every provider's settings.py carries (names from the shared training view)."""
+    view = training_view(cluster)
+    tags = {"archform-cluster": cluster.name, **view["labels"]}
+    if view["owner"]:
+        tags["owner"] = view["owner"]
+    return {
+        "CLUSTER": view["name"],
+        "REGION": view["region"],
+        "TAGS": dict(sorted(tags.items())),
+        "SSH_CIDRS": sorted(view["ssh_cidrs"]),
+        "CONTROLLER": view["controller"],
+        "LOGIN": view["login"],
+    }
+
+
+def lustre_entries(cluster: TrainingCluster) -> list[Any]:
+    """Storage entries of kind lustre, in blueprint order."""
+    return [s for s in cluster.storage if s.kind == "lustre"]
+
+
+def nfs_entries(cluster: TrainingCluster) -> list[Any]:
+    """Storage entries of kind nfs, in blueprint order."""
+    return [s for s in cluster.storage if s.kind == "nfs"]
+
+
+def _settings_py(settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """Settings as (name, value) rows for settings.py; names are code-chosen identifiers."""
+    rows = []
+    for key, value in settings.items():
+        if not key.isupper() or not key.replace("_", "").isalnum():
+            raise ValueError(f"settings key {key!r} must be an UPPER_CASE identifier")
+        rows.append({"key": key, "value": value})
+    return rows
+
+
+def _provider_config(provider: str, settings: dict[str, Any]) -> list[dict[str, str | None]]:
+    """Provider config keys the README tells the user to set (value None: user supplies it)."""
+    if provider == "aws":
+        return [{"key": "aws:region", "value": settings["REGION"]}]
+    if provider == "gcp":
+        return [
+            {"key": "gcp:project", "value": None},
+            {"key": "gcp:region", "value": settings["REGION"]},
+            {"key": "gcp:zone", "value": settings["ZONE"]},
+        ]
+    return [{"key": "azure-native:location", "value": settings["REGION"]}]
+
+
+def project_files(
+    provider: str,
+    cluster: TrainingCluster,
+    settings: dict[str, Any],
+    config: list[ConfigKey],
+    modules: list[str],
+    notes: list[str],
+) -> list[GeneratedFile]:
+    """Render a whole project: Pulumi.yaml, settings.py, program modules, requirements, README."""
+    package, version = SDK_PINS[provider]
+    settings = {
+        **settings,
+        "CONFIG_DEFAULTS": {c.name: c.default for c in config if c.default is not None},
+    }
+    context: dict[str, Any] = {
+        "provider": provider,
+        "project": f"{cluster.name}-{provider}",
+        "cluster": cluster.name,
+        "description": cluster.description or f"archform training cluster {cluster.name}",
+        "settings": _settings_py(settings),
+        "config": [c.as_dict() for c in config],
+        "pulumi_version": PULUMI_VERSION,
+        "sdk_package": package,
+        "sdk_version": version,
+        "modules": modules,
+        "notes": notes,
+        "provider_config": _provider_config(provider, settings),
+    }
+    files = [
+        GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),
+        GeneratedFile.text(
+            "pulumi/requirements.txt", render("pulumi/common/requirements.txt.j2", context)
+        ),
+        GeneratedFile.text("pulumi/README.md", render("pulumi/common/README.md.j2", context)),
+        GeneratedFile.text("pulumi/settings.py", render("pulumi/common/settings.py.j2", context)),
+        GeneratedFile.text("pulumi/inventory.py", render("pulumi/common/inventory.py.j2", context)),
+    ]
+    for module in modules:
+        files.append(
+            GeneratedFile.text(
+                f"pulumi/{module}", render(f"pulumi/{provider}/{module}.j2", context)
+            )
+        )
+    return files

@@ -1,0 +1,102 @@
+"""`archform plan --format json` lists what the AWS p5 program creates, matching the blueprint."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from archform.spec import TrainingCluster, load_paths
+from archform.spec.catalog import load_catalog
+from support import BLUEPRINTS, ROOT, require_module, run_cli
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def test_plan_json_counts_match_the_p5_blueprint() -> None:
+    require_module("pulumi", "pulumi_aws")
+    path = BLUEPRINTS / "aws-p5-efa-fsx.yaml"
+    result = run_cli(["plan", str(path), "--format", "json"], timeout=300)
+    assert result.returncode == 0, result.stderr
+    (project,) = json.loads(result.stdout)["projects"]
+    cluster = load_paths([path]).documents[0].model
+    assert isinstance(cluster, TrainingCluster)
+    counts = project["resources"]
+    heads = 1 + cluster.scheduler.login_nodes
+    assert counts["aws:ec2/instance:Instance"] == cluster.compute.nodes + heads
+    lustre = [s for s in cluster.storage if s.kind == "lustre"]
+    assert counts["aws:fsx/lustreFileSystem:LustreFileSystem"] == len(lustre)
+    assert counts["aws:fsx/dataRepositoryAssociation:DataRepositoryAssociation"] == sum(
+        1 for s in lustre if s.source
+    )
+    assert counts["aws:efs/fileSystem:FileSystem"] == sum(
+        1 for s in cluster.storage if s.kind == "nfs"
+    )
+    assert counts["aws:ec2/placementGroup:PlacementGroup"] == 1
+    (gpu_lt,) = [
+        d
+        for d in project["details"]
+        if d["type"] == "aws:ec2/launchTemplate:LaunchTemplate"
+        and d["args"]["instanceType"] == cluster.compute.instance_type
+    ]
+    info = load_catalog().instance(cluster.compute.instance_type or "")
+    assert info is not None
+    nics = gpu_lt["args"]["networkInterfaces"]
+    assert nics["network_cards"] == info.fabric_interfaces == 32
+    assert nics["types"] == {"efa-only": info.fabric_interfaces, "interface": 1}
+    tiers = sorted(
+        d["args"]["perUnitStorageThroughput"]
+        for d in project["details"]
+        if d["type"] == "aws:fsx/lustreFileSystem:LustreFileSystem"
+    )
+    assert tiers == sorted(s.throughput_mbps_per_tib for s in lustre)
+    assert project["mock_config"] == ["gpuCapacityReservationId"]
+
+
+def test_plan_text_names_types_and_counts() -> None:
+    require_module("pulumi", "pulumi_gcp")
+    result = run_cli(["plan", str(BLUEPRINTS / "gcp-a3-mega-tcpxo.yaml")], timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "      9  gcp:compute/network:Network" in result.stdout
+    assert "mtu=8244" in result.stdout
+
+
+def test_plan_of_onprem_blueprint_is_a_usage_error() -> None:
+    result = run_cli(["plan", str(BLUEPRINTS / "onprem-cpu-smoke.yaml")])
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "no Pulumi project" in result.stderr
+
+
+def test_plan_without_pulumi_names_the_extra(tmp_path: Path) -> None:
+    # sys.modules["pulumi"] = None makes importlib report the SDK as not installed.
+    code = (
+        "import sys; sys.modules['pulumi'] = None; "
+        "from archform.cli import main; sys.argv = ['archform', 'plan', sys.argv[1]]; main()"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(BLUEPRINTS / "aws-p5-efa-fsx.yaml")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "archform[aws]" in proc.stderr
+
+
+def test_plan_config_overrides_replace_mock_values() -> None:
+    require_module("pulumi", "pulumi_aws")
+    path = BLUEPRINTS / "aws-p5-efa-fsx.yaml"
+    args = ["plan", str(path), "--format", "json", "-c", "gpuCapacityReservationId=cr-0aaa"]
+    result = run_cli(args, timeout=300)
+    assert result.returncode == 0, result.stderr
+    (project,) = json.loads(result.stdout)["projects"]
+    assert project["mock_config"] == []
+    bad = run_cli(["plan", str(path), "-c", "no-equals-sign"])
+    assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr

@@ -1,0 +1,253 @@
+"""Blueprint variations: SSH closed, other instance families, limits refused at generate time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from archform.render.generate import build_files
+from archform.render.targets.pulumi_aws import network_cards
+from archform.render.targets.pulumi_gcp import gpu_networks
+from archform.render.writer import write_tree
+from archform.spec import UsageError, load_text
+from support import BLUEPRINTS, require_module, run_cli
+
+
+def _variant(stem: str, *edits: tuple[str, str]) -> str:
+    text = (BLUEPRINTS / f"{stem}.yaml").read_text("utf-8")
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def _run(text: str, tmp_path: Path, config: dict[str, str] | None = None) -> Any:
+    require_module("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native")
+    from archform.verify.pulumi_mock import run_program
+    from archform.verify.pulumi_projects import dry_run_config
+
+    write_tree(tmp_path / "out", build_files(load_text(text)))
+    project = tmp_path / "out" / "pulumi"
+    defaults, _ = dry_run_config(project)
+    return run_program(project, {**defaults, **(config or {})})
+
+
+@pytest.mark.parametrize(
+    ("instance_type", "cards", "efa", "primary"),
+    [
+        ("p5.48xlarge", 32, 32, "interface"),
+        ("p5e.48xlarge", 32, 32, "interface"),
+        ("p5en.48xlarge", 16, 16, "interface"),
+        ("p6-b200.48xlarge", 8, 8, "interface"),
+        ("p4d.24xlarge", 4, 4, "efa"),
+        ("g5.12xlarge", 1, 1, "efa"),
+        ("m6i.2xlarge", 1, 0, "interface"),
+    ],
+)
+def test_network_card_layout_follows_catalog(
+    instance_type: str, cards: int, efa: int, primary: str
+) -> None:
+    layout = network_cards(instance_type)
+    assert len({n["network_card_index"] for n in layout}) == cards
+    assert sum(n["interface_type"] in ("efa", "efa-only") for n in layout) == efa
+    (first,) = [n for n in layout if n["network_card_index"] == 0 and n["device_index"] == 0]
+    assert first["interface_type"] == primary
+
+
+def test_gcp_network_layouts_per_family() -> None:
+    assert len(gpu_networks("a3-megagpu-8g")["gvnic"]) == 8
+    assert len(gpu_networks("a3-highgpu-8g")["gvnic"]) == 4
+    ultra = gpu_networks("a3-ultragpu-8g")
+    assert (len(ultra["gvnic"]), len(ultra["rdma"]), ultra["mtu"]) == (1, 8, 8896)
+    assert gpu_networks("a4-highgpu-8g") == ultra
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("stem", ["aws-p5-efa-fsx", "gcp-a3-mega-tcpxo", "azure-nd-h100-v5"])
+def test_no_ssh_rule_at_all_when_ssh_cidrs_is_empty(stem: str, tmp_path: Path) -> None:
+    cidr = "[10.128.0.0/9]" if stem.startswith("gcp") else "[10.0.0.0/8]"
+    run = _run(_variant(stem, (f"ssh_cidrs: {cidr}", "ssh_cidrs: []")), tmp_path)
+    ssh = [
+        r
+        for r in run.resources
+        if r.inputs.get("fromPort") == 22
+        or "22" in str(r.inputs.get("allows", ""))
+        or any(
+            rule.get("destinationPortRange") == "22" for rule in r.inputs.get("securityRules", [])
+        )
+    ]
+    assert ssh == []
+
+
+@pytest.mark.integration
+def test_a3_ultra_gets_roce_network_profile_and_mrdma_nics(tmp_path: Path) -> None:
+    run = _run(_variant("gcp-a3-mega-tcpxo", ("a3-megagpu-8g", "a3-ultragpu-8g")), tmp_path)
+    networks = run.of_type("gcp:compute/network:Network")
+    assert len(networks) == 3 and {n.inputs["mtu"] for n in networks} == {8896}
+    (rdma,) = [n for n in networks if "networkProfile" in n.inputs]
+    assert rdma.inputs["networkProfile"].endswith("/networkProfiles/us-central1-a-vpc-roce")
+    rdma_subnets = [s for s in run.of_type("gcp:compute/subnetwork:Subnetwork") if "rdma" in s.name]
+    assert len(rdma_subnets) == 8
+    node = next(i for i in run.of_type("gcp:compute/instance:Instance") if "-gpu" in i.name)
+    types = [n["nicType"] for n in node.inputs["networkInterfaces"]]
+    assert types == ["GVNIC", "GVNIC"] + ["MRDMA"] * 8
+
+
+@pytest.mark.integration
+def test_spread_colocation_has_no_placement_group(tmp_path: Path) -> None:
+    run = _run(
+        _variant("aws-p5-efa-fsx", ("colocation: cluster ", "colocation: spread  ")), tmp_path
+    )
+    assert run.of_type("aws:ec2/placementGroup:PlacementGroup") == []
+    lt = next(
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    )
+    assert "groupName" not in lt.inputs["placement"]
+
+
+@pytest.mark.integration
+def test_capacity_block_without_reservation_id_fails_with_a_hint(tmp_path: Path) -> None:
+    require_module("pulumi", "pulumi_aws")
+    from archform.verify.pulumi_mock import MockProgramError
+
+    with pytest.raises(MockProgramError, match="pulumi config set gpuCapacityReservationId"):
+        _run(_variant("aws-p5-efa-fsx"), tmp_path, {"gpuCapacityReservationId": ""})
+
+
+def test_azure_refuses_more_nodes_than_one_placement_group(tmp_path: Path) -> None:
+    text = _variant("azure-nd-h100-v5", ("  nodes: 16\n", "  nodes: 101\n"))
+    with pytest.raises(UsageError, match="at most 100"):
+        build_files(load_text(text))
+    blueprint = tmp_path / "big.yaml"
+    blueprint.write_text(text, "utf-8")
+    result = run_cli(["generate", str(blueprint), "-o", str(tmp_path / "out")])
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "at most 100" in lines[0] and "hint:" in lines[0]
+
+
+def test_fsx_tier_outside_persistent_2_is_refused() -> None:
+    text = _variant(
+        "aws-p5-efa-fsx", ("throughput_mbps_per_tib: 500", "throughput_mbps_per_tib: 200")
+    )
+    with pytest.raises(UsageError, match="no 200 MB/s/TiB tier") as info:
+        build_files(load_text(text))
+    assert "125, 250, 500 or 1000" in info.value.hint
+
+
+@pytest.mark.integration
+def test_scratch_deployment_uses_scratch_2_without_throughput(tmp_path: Path) -> None:
+    text = _variant(
+        "aws-p5-efa-fsx",
+        (
+            "    throughput_mbps_per_tib: 500\n",
+            "    throughput_mbps_per_tib: 500\n    deployment: scratch\n",
+        ),
+    )
+    run = _run(text, tmp_path)
+    fs = next(
+        r
+        for r in run.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+        if r.name.endswith("checkpoints")
+    )
+    assert fs.inputs["deploymentType"] == "SCRATCH_2"
+    assert "perUnitStorageThroughput" not in fs.inputs
+
+
+@pytest.mark.integration
+def test_extra_node_group_gets_its_own_launch_template_and_inventory_group(
+    tmp_path: Path,
+) -> None:
+    text = _variant(
+        "aws-p5-efa-fsx",
+        (
+            "  purchase: capacity_block ",
+            "  extra_groups:\n    - {name: old, nodes: 2, instance_type: p4d.24xlarge}\n"
+            "  purchase: capacity_block ",
+        ),
+    )
+    run = _run(text, tmp_path)
+    lts = {r.name: r.inputs for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    assert sorted(lts) == ["aws-p5-train-gpu", "aws-p5-train-head", "aws-p5-train-old"]
+    old = lts["aws-p5-train-old"]
+    assert old["instanceType"] == "p4d.24xlarge"
+    assert [n["interfaceType"] for n in old["networkInterfaces"]] == ["efa"] * 4
+    assert "capacityReservationSpecification" not in old  # on_demand group
+    inv = run.outputs["ansible_inventory"]["compute"]
+    assert [h["name"] for h in inv if h["group"] == "old"] == [
+        "aws-p5-train-old001",
+        "aws-p5-train-old002",
+    ]
+    assert len(run.of_type("aws:ec2/instance:Instance")) == 16 + 2 + 2
+
+
+@pytest.mark.integration
+def test_existing_vpc_is_reused_not_created(tmp_path: Path) -> None:
+    text = _variant(
+        "aws-p5-efa-fsx",
+        (
+            "  colocation: cluster ",
+            "  network: {existing_vpc_id: vpc-0abc, existing_subnet_ids: [subnet-0def]}\n"
+            "  colocation: cluster ",
+        ),
+    )
+    run = _run(text, tmp_path)
+    for token in ("aws:ec2/vpc:Vpc", "aws:ec2/subnet:Subnet", "aws:ec2/natGateway:NatGateway"):
+        assert run.of_type(token) == [], token
+    assert {r.inputs["vpcId"] for r in run.of_type("aws:ec2/securityGroup:SecurityGroup")} == {
+        "vpc-0abc"
+    }
+    lt = next(
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    )
+    assert {n["subnetId"] for n in lt.inputs["networkInterfaces"]} == {"subnet-0def"}
+    fsx = run.of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    assert {f.inputs["subnetIds"] for f in fsx} == {"subnet-0def"}
+
+
+def test_dry_run_config_uses_defaults_and_mocks_required_keys(tmp_path: Path) -> None:
+    from archform.verify.pulumi_projects import dry_run_config
+
+    write_tree(tmp_path / "out", build_files(load_text(_variant("azure-nd-h100-v5"))))
+    config, mocked = dry_run_config(tmp_path / "out" / "pulumi")
+    assert mocked == ["sshPublicKey"]
+    assert config["sshPublicKey"] == "mock-sshPublicKey"
+    assert config["adminUsername"] == "azureuser"
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("purchase", "market", "reservation"),
+    [
+        (
+            "reserved\n  capacity_reservation_id: cr-0123456789abcdef0",
+            None,
+            {"capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}},
+        ),
+        ("reserved", None, {"capacityReservationPreference": "open"}),
+        ("spot", {"marketType": "spot"}, None),
+        ("on_demand", None, None),
+    ],
+)
+def test_aws_purchase_options_reach_the_launch_template(
+    purchase: str, market: Any, reservation: Any, tmp_path: Path
+) -> None:
+    text = _variant("aws-p5-efa-fsx", ("purchase: capacity_block ", f"purchase: {purchase}\n  #"))
+    run = _run(text, tmp_path)
+    lt = next(
+        r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
+    )
+    assert lt.inputs.get("instanceMarketOptions") == market
+    assert lt.inputs.get("capacityReservationSpecification") == reservation
+
+
+def test_gcp_labels_are_sanitised_from_the_owner() -> None:
+    from archform.render.targets.pulumi_gcp import settings
+
+    text = _variant("gcp-a3-mega-tcpxo", ("owner: ml-infra", "owner: ML Infra@Corp"))
+    cluster = load_text(text).documents[0].model
+    values, _, _ = settings(cluster)  # type: ignore[arg-type]
+    assert values["LABELS"]["owner"] == "ml_infra_corp"
+    assert values["TAGS"]["owner"] == "ML Infra@Corp"
