@@ -7,7 +7,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from conftest import BAD
-
 from support import bundled_blueprints, run_cli
 
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from conftest import BAD
-
 from support import require_module, run_cli
 
 SCHEMA = Path(__file__).parent / "sarif-schema-2.1.0.json"

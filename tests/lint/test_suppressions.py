@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import TODAY
 
 from archform.lint.engine import lint
 from archform.spec import SpecError, load_text
+from conftest import TODAY
 from support import run_cli
 
 FLEET = """\

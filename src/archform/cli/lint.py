@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from archform.cli._core import EXIT_FINDINGS, EXIT_OK, guarded
+
+if TYPE_CHECKING:
+    from archform.lint.finding import Finding
 
 
 def register(app: typer.Typer) -> None:
@@ -17,32 +21,43 @@ def register(app: typer.Typer) -> None:
 
 
 def lint(
-    paths: list[Path] = typer.Argument(..., help="Blueprint files or folders, loaded together."),
-    output_format: str = typer.Option(
-        "text", "--format", help="text, json, sarif, github or junit."
-    ),
-    output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here."),
-    select: list[str] = typer.Option(
-        [], "--select", help="Only these codes or prefixes (comma-separated, repeatable)."
-    ),
-    ignore: list[str] = typer.Option(
-        [], "--ignore", help="Skip these codes or prefixes (comma-separated, repeatable)."
-    ),
-    fail_on: str | None = typer.Option(
-        None, "--fail-on", help="Exit 1 on findings at or above: error (default), warning, info."
-    ),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
-    diff_base: str | None = typer.Option(
-        None, "--diff-base", help="Git revision: report only findings new since it."
-    ),
-    config: Path | None = typer.Option(
-        None, "--config", help="Config file (default: nearest .archform.toml or pyproject.toml)."
-    ),
+    paths: Annotated[
+        list[Path], typer.Argument(help="Blueprint files or folders, loaded together.")
+    ],
+    output_format: Annotated[
+        str, typer.Option("--format", help="text, json, sarif, github or junit.")
+    ] = "text",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here.")
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="Only these codes or prefixes (comma-separated; repeat)."),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="Skip these codes or prefixes (comma-separated; repeat)."),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option("--fail-on", help="Exit 1 at or above: error (default), warning, info."),
+    ] = None,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")
+    ] = False,
+    diff_base: Annotated[
+        str | None,
+        typer.Option("--diff-base", help="Git revision: report only findings new since it."),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="Config file (default: the nearest one found)."),
+    ] = None,
 ) -> None:
     """Lint blueprints. Exit 0 clean, 1 findings at or above --fail-on, 2 usage/blueprint error."""
     code = guarded(
-        lambda: _run(paths, output_format, output, select, ignore, fail_on, exit_zero,
-                     diff_base, config)
+        lambda: _run(paths, output_format, output, select or [], ignore or [], fail_on,
+                     exit_zero, diff_base, config)
     )
     raise typer.Exit(code)
 
@@ -87,7 +102,7 @@ def _run(
 
     blueprints = load_paths(paths)
     result = lint(blueprints, rules=chosen, options=options, today=today, registry=registry)
-    fixed: tuple[object, ...] = ()
+    fixed: tuple[Finding, ...] = ()
     if diff_base is not None:
         from archform.lint.diff import compare, lint_at
 
@@ -96,7 +111,7 @@ def _run(
     report = LintReport(
         result=result,
         lines={f: blueprints.lines(f) for f in blueprints.texts},
-        fixed=tuple(fixed),  # type: ignore[arg-type]
+        fixed=fixed,
         diff_base=diff_base,
         files=tuple(blueprints.texts),
     )

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from archform.cli._core import guarded
+
+if TYPE_CHECKING:
+    from archform.lint.rule import Rule
 
 
 def register(app: typer.Typer) -> None:
@@ -16,13 +20,15 @@ def register(app: typer.Typer) -> None:
 
 
 def rules(
-    output_format: str = typer.Option("text", "--format", help="text (table), json or md."),
+    output_format: Annotated[
+        str, typer.Option("--format", help="text (table), json or md.")
+    ] = "text",
 ) -> None:
     """List every lint rule: code, name, severity, summary."""
     typer.echo(guarded(lambda: render_catalog(output_format)), nl=False)
 
 
-def rule(code: str = typer.Argument(..., help="Rule code, e.g. TRN001.")) -> None:
+def rule(code: Annotated[str, typer.Argument(help="Rule code, e.g. TRN001.")]) -> None:
     """Print a rule's documentation (what it does, why, examples, references)."""
     typer.echo(guarded(lambda: render_rule(code)), nl=False)
 
@@ -58,9 +64,7 @@ def render_catalog(output_format: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _markdown(registry: list[object]) -> str:
-    from archform.lint.rule import Rule
-
+def _markdown(registry: list[Rule]) -> str:
     out = [
         "# archform lint rules",
         "",
@@ -70,7 +74,6 @@ def _markdown(registry: list[object]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for r in registry:
-        assert isinstance(r, Rule)
         opts = ", ".join(
             f"`{name}` = {field.default!r}" for name, field in r.options.model_fields.items()
         )

@@ -17,7 +17,7 @@ Communication (one optimizer step)
                         ring busbw tracks the per-node NIC aggregate: NDR "46-48 GB/s per
                         NIC" of 50 GB/s line rate, i.e. ~0.92-0.96 (nccl-tests#290); 0.92
                         is used. Check: 70B bf16 = 140 GB of gradients at ~400 GB/s node
-                        busbw is ~0.7 s unoverlapped.                                    [TC s2.1, s6]
+                        busbw is ~0.7 s unoverlapped.                          [TC s2.1, s6]
     Latency term        = calls x 2 ceil(log2 nodes) x alpha. The ring's latency grows
                         linearly in n, but NCCL switches to trees/NVLS at scale, so a
                         log-depth latency is modelled (TC s6 "[D]"). calls = volume /
@@ -104,7 +104,9 @@ def ring_allreduce_seconds(
     return 2 * (ranks - 1) / ranks * size_bytes / busbw_bytes_per_s + 2 * hops * alpha_s
 
 
-def compute_seconds(params: float, tokens: float, gpus: int, tflops: float, mfu: float = MFU) -> float:
+def compute_seconds(
+    params: float, tokens: float, gpus: int, tflops: float, mfu: float = MFU
+) -> float:
     """Time of 6 P x tokens FLOPs on `gpus` GPUs at `tflops` dense x MFU."""
     return 6.0 * params * tokens / (gpus * tflops * 1e12 * mfu)
 

@@ -102,7 +102,9 @@ def _codes(value: Any, where: str) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"{where} must be a list of rule codes or prefixes", 'e.g. ["TRN", "NET008"]')
+        raise UsageError(
+            f"{where} must be a list of rule codes or prefixes", 'e.g. ["TRN", "NET008"]'
+        )
     return split_codes(value)
 
 

@@ -85,12 +85,12 @@ def value_at(data: Any, loc: Loc) -> Any:
     """The value at `loc` in plain data, or None when absent."""
     node = data
     for part in loc:
-        if isinstance(part, int) and isinstance(node, list) and 0 <= part < len(node):
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             node = node[part]
-        elif isinstance(part, str) and isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
+            continue
+        if not (isinstance(node, dict) and isinstance(part, str) and part in node):
             return None
+        node = node[part]
     return node
 
 
@@ -110,9 +110,10 @@ def token_end(line_text: str, column: int) -> int:
         close = line_text.find(quote, index + 1)
         end = close + 1 if close > index else len(line_text)
     else:
-        while end < len(line_text) and line_text[end] not in ":,]}#\t\n" and not (
-            line_text[end] == " " and end + 1 < len(line_text) and line_text[end + 1] == "#"
-        ):
+        stops = ":,]}#\t\n"
+        while end < len(line_text) and line_text[end] not in stops:
+            if line_text.startswith(" #", end):
+                break
             end += 1
         while end > index and line_text[end - 1] == " ":
             end -= 1

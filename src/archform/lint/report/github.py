@@ -40,7 +40,9 @@ def render_github(report: LintReport) -> str:
         out.append(f"::{kind} {props}::{_data(f'{f.message} (hint: {f.hint})')}")
     if hidden:
         parts = ", ".join(f"{n} more {kind}(s)" for kind, n in sorted(hidden.items()))
-        out.append(
-            f"::notice title=archform::{_data(f'{parts} not annotated (GitHub shows {PER_TYPE} per type per step); run archform lint locally or use --format sarif for all')}"
+        note = (
+            f"{parts} not annotated (GitHub shows {PER_TYPE} per type per step); "
+            "run archform lint locally or use --format sarif for all"
         )
+        out.append(f"::notice title=archform::{_data(note)}")
     return "".join(line + "\n" for line in out)

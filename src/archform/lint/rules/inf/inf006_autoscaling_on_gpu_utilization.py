@@ -52,7 +52,7 @@ from archform.lint.rule import NoOptions, rule
 
 @rule(code="INF006", name="autoscaling-on-gpu-utilization", severity="warning")
 def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
-    """metric gpu_utilization."""
+    """Metric gpu_utilization."""
     for doc, fleet in ctx.fleets():
         if fleet.autoscaling and fleet.autoscaling.metric == "gpu_utilization":
             yield Hit(

@@ -71,7 +71,7 @@ class Inf008Options(Options):
 
 @rule(code="INF008", name="model-does-not-fit", severity="error", options=Inf008Options)
 def check(ctx: RuleContext, options: Inf008Options) -> Iterator[Hit]:
-    """weights + KV(max context) > usable memory x TP x utilisation."""
+    """Weights + KV(max context) > usable memory x TP x utilisation."""
     for doc, fleet in ctx.fleets():
         if fleet.gpu_pool.gpu is None:
             continue

@@ -75,7 +75,8 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
         model = fleet.model
         regions = fleet.placement.all_regions
         if is_public(model.source):
-            host = "Hugging Face" if model.source.startswith("hf://") else model.source.split("/")[2]
+            public = model.source.startswith("hf://")
+            host = "Hugging Face" if public else model.source.split("/")[2]
             yield Hit(
                 doc,
                 ("model", "source"),

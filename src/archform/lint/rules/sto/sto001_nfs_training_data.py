@@ -63,7 +63,7 @@ from archform.lint.rule import NoOptions, rule
 
 @rule(code="STO001", name="nfs-training-data", severity="error")
 def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
-    """kind nfs for training data."""
+    """Kind nfs for training data."""
     for doc, tc in ctx.training():
         for i, store in enumerate(tc.storage):
             if store.purpose == "training_data" and store.kind == "nfs":
