@@ -14,7 +14,7 @@ def test_pre_commit_hooks() -> None:
     for hook in hooks:
         assert {"id", "name", "entry", "language", "files"} <= set(hook)
         assert hook["entry"].startswith("archform ")
-    assert run_cli(ids["archform-lint"]["entry"].split()[1:] + ["--help"]).returncode == 0
+    assert run_cli([*ids["archform-lint"]["entry"].split()[1:], "--help"]).returncode == 0
 
 
 def test_workflow_uses_existing_options() -> None:
