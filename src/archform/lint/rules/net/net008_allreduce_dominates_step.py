@@ -69,6 +69,8 @@ from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
 
+REFERENCE_GBPS = 3200  # 8 x 400 Gbps NDR, the H100-class node fabric, for comparison
+
 
 class Net008Options(Options):
     """Thresholds and assumptions of the step-time model."""
@@ -108,6 +110,14 @@ def check(ctx: RuleContext, options: Net008Options) -> Iterator[Hit]:
         )
         if est is None or est.exposed_fraction <= options.exposed_fraction_threshold:
             continue
+        reference = allreduce.estimate_step(
+            params=work.model_params, tokens=work.global_batch_tokens, framework=work.framework,
+            precision=work.precision, gpus=tc.compute.total_gpus, nodes=tc.compute.total_nodes,
+            gbps_per_node=REFERENCE_GBPS, fabric_kind="infiniband",
+            bf16_tflops=info.bf16_dense_tflops, mfu=options.mfu, overlap=options.overlap,
+            bus_efficiency=options.bus_efficiency, bucket_mib=options.bucket_mib,
+        )
+        versus = f" vs {reference.sync_s:.1f} s on 8 x 400 Gbps InfiniBand" if reference else ""
         yield Hit(
             doc,
             ("fabric", "gbps_per_node"),
@@ -116,7 +126,7 @@ def check(ctx: RuleContext, options: Net008Options) -> Iterator[Hit]:
             f"{options.exposed_fraction_threshold:.0%}. {tc.fabric.gbps_per_node} Gbps per node "
             f"gives {est.busbw_bytes_per_s / 1e9:.1f} GB/s busbw; {work.framework} moves "
             f"{est.volume_factor:g} x {est.gradient_bytes / 1e9:.0f} GB of gradients over "
-            f"{est.gpus} GPUs ({est.sync_s:.1f} s sync, {options.overlap:.0%} overlapped)",
+            f"{est.gpus} GPUs ({est.sync_s:.1f} s sync{versus}, {options.overlap:.0%} overlapped)",
             "use a faster fabric (8 x 400 Gbps per node for H100-class), fewer nodes with a "
             "larger batch, or a sharding/parallelism scheme that moves less data",
             at=ctx.first_written(doc, ("fabric",), ("compute", "instance_type"), ("compute",)),
