@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+NOTES = "<!-- notes: kept when the tables above are regenerated -->"
 BLUEPRINTS = ROOT / "blueprints"
 
 
@@ -203,7 +204,10 @@ def main() -> None:
         lines.append(f"| {name} | " + " | ".join(
             f"{split[k][i] * 1000:.1f} ms" for k in ("one", "folder-50", "nodes-1000")) + " |")
     lines.append("")
-    ns.output.write_text("\n".join(lines))
+    notes = ""
+    if ns.output.is_file() and NOTES in ns.output.read_text():
+        notes = ns.output.read_text().split(NOTES, 1)[1]
+    ns.output.write_text("\n".join(lines) + ("\n" + NOTES + notes if notes else ""))
     print("\n".join(lines))
 
 
