@@ -95,8 +95,13 @@ def phases(paths: list[str], repeat: int) -> list[float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     runs = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", PHASES, *paths], env=env, check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", PHASES, *paths],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         runs.append(json.loads(out))
     return [min(r[i] for r in runs) for i in range(len(PHASE_NAMES))]
 
@@ -104,15 +109,17 @@ def phases(paths: list[str], repeat: int) -> list[float]:
 def make_folder(target: Path, documents: int = 50) -> int:
     """Copies of the bundled blueprints with renamed documents; returns documents written."""
     sources = sorted(BLUEPRINTS.glob("*.yaml"))
-    per_copy = sum(p.read_text().count("\nkind: ") + p.read_text().startswith("kind: ")
-                   for p in sources)
+    per_copy = sum(
+        p.read_text().count("\nkind: ") + p.read_text().startswith("kind: ") for p in sources
+    )
     copies = -(-documents // per_copy)
     written = 0
     for k in range(copies):
         for src in sources:
             text = src.read_text()
-            text = re.sub(r"^(name|training|inference): ([a-z0-9-]+)$",
-                          rf"\1: \2-c{k}", text, flags=re.M)
+            text = re.sub(
+                r"^(name|training|inference): ([a-z0-9-]+)$", rf"\1: \2-c{k}", text, flags=re.M
+            )
             (target / f"c{k:02d}-{src.name}").write_text(text)
             written += text.count("\nkind: ")
     return written
@@ -124,8 +131,9 @@ def make_big(path: Path, nodes: int = 1000) -> None:
     text = text.replace("  nodes: 32\n", f"  nodes: {nodes}\n")
     text = text.replace("scheduler:\n", "scheduler:\n  backup_controller: true\n", 1)
     hosts = ["hosts:", "  controller: {name: ctl1, address: 10.1.0.1}", "  compute:"]
-    hosts += [f"    - {{name: gpu{i:04d}, address: 10.2.{i // 250}.{i % 250 + 1}}}"
-              for i in range(nodes)]
+    hosts += [
+        f"    - {{name: gpu{i:04d}, address: 10.2.{i // 250}.{i % 250 + 1}}}" for i in range(nodes)
+    ]
     path.write_text(text + "\n".join(hosts) + "\n")
 
 
@@ -139,8 +147,10 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return (f"{cpu}, {os.cpu_count()} logical CPUs (shared with other jobs), "
-            f"{platform.system()} {platform.release()}, Python {platform.python_version()}")
+    return (
+        f"{cpu}, {os.cpu_count()} logical CPUs (shared with other jobs), "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}"
+    )
 
 
 def main() -> None:
@@ -157,13 +167,16 @@ def main() -> None:
         big = Path(tmp) / "big.yaml"
         make_big(big)
         cases = [
-            ("floor: `python -c \"import archform.spec\"`", [py, "-c", "import archform.spec"]),
-            ("lint one blueprint (onprem-h100-ib-lustre.yaml)",
-             [py, "-m", "archform", "lint", str(BLUEPRINTS / "onprem-h100-ib-lustre.yaml")]),
-            (f"lint a folder of {docs} documents",
-             [py, "-m", "archform", "lint", str(folder)]),
-            ("lint a 1,000-node blueprint (1,000-host inventory)",
-             [py, "-m", "archform", "lint", str(big)]),
+            ('floor: `python -c "import archform.spec"`', [py, "-c", "import archform.spec"]),
+            (
+                "lint one blueprint (onprem-h100-ib-lustre.yaml)",
+                [py, "-m", "archform", "lint", str(BLUEPRINTS / "onprem-h100-ib-lustre.yaml")],
+            ),
+            (f"lint a folder of {docs} documents", [py, "-m", "archform", "lint", str(folder)]),
+            (
+                "lint a 1,000-node blueprint (1,000-host inventory)",
+                [py, "-m", "archform", "lint", str(big)],
+            ),
         ]
         results = [(name, measure(args, ns.repeat)) for name, args in cases]
         split = {
@@ -183,9 +196,11 @@ def main() -> None:
         "|---|---|---|---|---|---|",
     ]
     for name, r in results:
-        lines.append(f"| {name} | {r['median'] * 1000:.0f} ms | {r['min'] * 1000:.0f} ms | "
-                     f"{r['median'] / floor:.2f} | {r['min'] / floor_min:.2f} | "
-                     f"{r['rss_mib']:.0f} MiB |")
+        lines.append(
+            f"| {name} | {r['median'] * 1000:.0f} ms | {r['min'] * 1000:.0f} ms | "
+            f"{r['median'] / floor:.2f} | {r['min'] / floor_min:.2f} | "
+            f"{r['rss_mib']:.0f} MiB |"
+        )
     one = results[1][1]["median"] / floor
     one_min = results[1][1]["min"] / floor_min
     lines += [
@@ -201,8 +216,11 @@ def main() -> None:
         "|---|---|---|---|",
     ]
     for i, name in enumerate(PHASE_NAMES):
-        lines.append(f"| {name} | " + " | ".join(
-            f"{split[k][i] * 1000:.1f} ms" for k in ("one", "folder-50", "nodes-1000")) + " |")
+        lines.append(
+            f"| {name} | "
+            + " | ".join(f"{split[k][i] * 1000:.1f} ms" for k in ("one", "folder-50", "nodes-1000"))
+            + " |"
+        )
     lines.append("")
     notes = ""
     if ns.output.is_file() and NOTES in ns.output.read_text():

@@ -11,8 +11,9 @@ from support import bundled_blueprints, run_cli
 
 
 def test_bundled_blueprints_have_no_errors_or_warnings() -> None:
-    proc = run_cli(["lint", *map(str, bundled_blueprints()), "--format", "json",
-                    "--fail-on", "warning"])
+    proc = run_cli(
+        ["lint", *map(str, bundled_blueprints()), "--format", "json", "--fail-on", "warning"]
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = json.loads(proc.stdout)["summary"]
     assert summary["error"] == 0 and summary["warning"] == 0
@@ -34,10 +35,12 @@ def test_exit_codes(bad_file: Path, tmp_path: Path) -> None:
 
 def test_fail_on_thresholds(tmp_path: Path) -> None:
     path = tmp_path / "warn.yaml"
-    path.write_text(BAD.replace('["0.0.0.0/0"]', "[10.0.0.0/8]")
-                    .replace("regions: [us-east-1, us-west-2]", "region: us-east-1")
-                    .replace("zones: [us-east-1a, us-west-2a]", "zones: [us-east-1a]")
-                    .replace("  health_checks: [nhc, dcgm]\n", "  health_checks: []\n"))
+    path.write_text(
+        BAD.replace('["0.0.0.0/0"]', "[10.0.0.0/8]")
+        .replace("regions: [us-east-1, us-west-2]", "region: us-east-1")
+        .replace("zones: [us-east-1a, us-west-2a]", "zones: [us-east-1a]")
+        .replace("  health_checks: [nhc, dcgm]\n", "  health_checks: []\n")
+    )
     assert run_cli(["lint", str(path)]).returncode == 0
     assert run_cli(["lint", str(path), "--fail-on", "warning"]).returncode == 1
     assert run_cli(["lint", str(path), "--fail-on", "info"]).returncode == 1
@@ -74,10 +77,17 @@ def test_json_shape(bad_file: Path) -> None:
     assert data["version"] == 1
     assert data["summary"] == {"error": 3, "warning": 0, "info": 0, "suppressed": 0}
     first = data["findings"][0]
-    assert {k: first[k] for k in ("rule", "name", "severity", "file", "line", "column", "path",
-                                  "suppressed")} == {
-        "rule": "TRN001", "name": "cross-region-training", "severity": "error",
-        "file": str(bad_file), "line": 6, "column": 3, "path": "placement.regions",
+    assert {
+        k: first[k]
+        for k in ("rule", "name", "severity", "file", "line", "column", "path", "suppressed")
+    } == {
+        "rule": "TRN001",
+        "name": "cross-region-training",
+        "severity": "error",
+        "file": str(bad_file),
+        "line": 6,
+        "column": 3,
+        "path": "placement.regions",
         "suppressed": False,
     }
     assert "us-east-1, us-west-2" in first["message"] and "threshold" in first["message"]
@@ -91,7 +101,7 @@ def test_output_file(bad_file: Path, tmp_path: Path) -> None:
 
 
 def test_github_annotations_are_capped(tmp_path: Path) -> None:
-    many = "\n".join(f"    - 10.{i}.0.0/16\n    - \"0.0.0.0/0\"" for i in range(12))
+    many = "\n".join(f'    - 10.{i}.0.0/16\n    - "0.0.0.0/0"' for i in range(12))
     path = tmp_path / "many.yaml"
     path.write_text(BAD.replace('  ssh_cidrs: ["0.0.0.0/0"]', "  ssh_cidrs:\n" + many))
     out = run_cli(["lint", str(path), "--format", "github", "--select", "SEC001"]).stdout
@@ -110,8 +120,11 @@ def test_junit_one_testcase_per_file_and_rule(bad_file: Path) -> None:
     cases = root.findall("./testsuite/testcase")
     assert len(cases) == 11
     failed = sorted(c.get("name", "") for c in cases if c.find("failure") is not None)
-    assert failed == ["SEC001 ssh-open-to-world", "TRN001 cross-region-training",
-                      "TRN002 multi-zone-training"]
+    assert failed == [
+        "SEC001 ssh-open-to-world",
+        "TRN001 cross-region-training",
+        "TRN002 multi-zone-training",
+    ]
     assert root.get("failures") == "3"
 
 
@@ -135,24 +148,28 @@ def test_config_file_nearest_wins(tmp_path: Path) -> None:
 
 def test_config_rule_options_and_errors(tmp_path: Path) -> None:
     path = tmp_path / "bp.yaml"
-    path.write_text(BAD.replace("  nodes: 4\n", "  nodes: 100\n").replace(
-        "  health_checks: [nhc, dcgm]\n", "  health_checks: [nhc]\n"))
+    path.write_text(
+        BAD.replace("  nodes: 4\n", "  nodes: 100\n").replace(
+            "  health_checks: [nhc, dcgm]\n", "  health_checks: [nhc]\n"
+        )
+    )
     cfg = tmp_path / "lint.toml"
-    cfg.write_text("[tool.archform]\nselect = [\"SCH004\"]\n")
+    cfg.write_text('[tool.archform]\nselect = ["SCH004"]\n')
     proc = run_cli(["lint", str(path), "--config", str(cfg), "--format", "json", "--exit-zero"])
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]] == ["SCH004"]
-    cfg.write_text("[tool.archform]\nselect = [\"SCH004\"]\n[tool.archform.rules.SCH004]\n"
-                   "max_nodes = 128\n")
+    cfg.write_text(
+        '[tool.archform]\nselect = ["SCH004"]\n[tool.archform.rules.SCH004]\nmax_nodes = 128\n'
+    )
     proc = run_cli(["lint", str(path), "--config", str(cfg), "--format", "json"])
     assert json.loads(proc.stdout)["findings"] == []
-    cfg.write_text("[tool.archform]\nselekt = [\"SCH\"]\n")
+    cfg.write_text('[tool.archform]\nselekt = ["SCH"]\n')
     proc = run_cli(["lint", str(path), "--config", str(cfg)])
     assert proc.returncode == 2 and "unknown key 'selekt'" in proc.stderr
     assert "did you mean 'select'" in proc.stderr
     cfg.write_text("[tool.archform.rules.SCH004]\nmax_node = 3\n")
     proc = run_cli(["lint", str(path), "--config", str(cfg)])
     assert proc.returncode == 2 and "options of SCH004: max_nodes" in proc.stderr
-    cfg.write_text("[tool.archform]\nfail-on = \"warning\"\nselect = [\"SCH004\"]\n")
+    cfg.write_text('[tool.archform]\nfail-on = "warning"\nselect = ["SCH004"]\n')
     assert run_cli(["lint", str(path), "--config", str(cfg)]).returncode == 1
 
 

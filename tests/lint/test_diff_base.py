@@ -29,7 +29,9 @@ scheduler:
 def _git(repo: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo, check=True, capture_output=True,
+        cwd=repo,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -45,8 +47,10 @@ def test_pr_adding_a_cross_region_zone_reports_only_trn001_trn002(tmp_path: Path
     # The PR: a second region and a zone in it, plus unrelated line moves above.
     bp.write_text(
         "# moved down by a comment\n\n"
-        + BASE.replace("  region: us-east-1\n  zones: [us-east-1a]\n",
-                       "  regions: [us-east-1, us-west-2]\n  zones: [us-east-1a, us-west-2a]\n")
+        + BASE.replace(
+            "  region: us-east-1\n  zones: [us-east-1a]\n",
+            "  regions: [us-east-1, us-west-2]\n  zones: [us-east-1a, us-west-2a]\n",
+        )
     )
     full = run_cli(["lint", "blueprints", "--format", "json"], cwd=repo)
     before = {f["rule"] for f in json.loads(full.stdout)["findings"]}

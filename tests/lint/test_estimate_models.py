@@ -15,8 +15,16 @@ def test_ring_allreduce_matches_reference_example() -> None:
 
 
 def test_fsdp_moves_one_and_a_half_times_dp() -> None:
-    common = dict(params=70e9, tokens=4e6, precision="bf16", gpus=256, nodes=32,
-                  gbps_per_node=3200, fabric_kind="infiniband", bf16_tflops=989)
+    common = dict(
+        params=70e9,
+        tokens=4e6,
+        precision="bf16",
+        gpus=256,
+        nodes=32,
+        gbps_per_node=3200,
+        fabric_kind="infiniband",
+        bf16_tflops=989,
+    )
     ddp = allreduce.estimate_step(framework="pytorch_ddp", **common)  # type: ignore[arg-type]
     fsdp = allreduce.estimate_step(framework="pytorch_fsdp", **common)  # type: ignore[arg-type]
     assert ddp and fsdp
@@ -27,13 +35,32 @@ def test_fsdp_moves_one_and_a_half_times_dp() -> None:
 
 
 def test_slow_fabric_exposes_sync_and_no_bf16_gives_no_estimate() -> None:
-    slow = allreduce.estimate_step(params=70e9, tokens=4e6, framework="pytorch_fsdp",
-                                   precision="bf16", gpus=256, nodes=32, gbps_per_node=100,
-                                   fabric_kind="ethernet", bf16_tflops=989)
+    slow = allreduce.estimate_step(
+        params=70e9,
+        tokens=4e6,
+        framework="pytorch_fsdp",
+        precision="bf16",
+        gpus=256,
+        nodes=32,
+        gbps_per_node=100,
+        fabric_kind="ethernet",
+        bf16_tflops=989,
+    )
     assert slow and slow.exposed_fraction > 1.0
-    assert allreduce.estimate_step(params=7e9, tokens=4e6, framework="pytorch_ddp",
-                                   precision="bf16", gpus=32, nodes=4, gbps_per_node=25,
-                                   fabric_kind="ethernet", bf16_tflops=0) is None
+    assert (
+        allreduce.estimate_step(
+            params=7e9,
+            tokens=4e6,
+            framework="pytorch_ddp",
+            precision="bf16",
+            gpus=32,
+            nodes=4,
+            gbps_per_node=25,
+            fabric_kind="ethernet",
+            bf16_tflops=0,
+        )
+        is None
+    )
 
 
 def test_storage_model() -> None:

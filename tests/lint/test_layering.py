@@ -35,6 +35,7 @@ def test_plain_lint_imports_nothing_heavy(tmp_path: Path) -> None:
         "print('RICH', bool(rich))\n"
     )
     env = {"PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+    )
     assert "HEAVY []" in proc.stdout, proc.stdout + proc.stderr

@@ -29,8 +29,15 @@ def test_sarif_validates_against_schema(bad_file: Path) -> None:
     rules = run["tool"]["driver"]["rules"]
     assert len(rules) == 45
     for rule in rules:
-        assert {"id", "name", "shortDescription", "fullDescription", "help", "helpUri",
-                "defaultConfiguration"} <= set(rule)
+        assert {
+            "id",
+            "name",
+            "shortDescription",
+            "fullDescription",
+            "help",
+            "helpUri",
+            "defaultConfiguration",
+        } <= set(rule)
         assert rule["help"]["markdown"].count("## ") == 5
     results = run["results"]
     assert {r["ruleId"] for r in results} == {"TRN001", "TRN002", "SEC001"}
@@ -59,14 +66,17 @@ def test_fingerprints_survive_blank_lines_above(tmp_path: Path) -> None:
     first.parent.mkdir()
     moved.parent.mkdir()
     first.write_text(BAD)
-    moved.write_text("# a comment\n\n\n" + BAD.replace("kind: TrainingCluster\n",
-                                                       "kind: TrainingCluster\n\n\n"))
+    moved.write_text(
+        "# a comment\n\n\n" + BAD.replace("kind: TrainingCluster\n", "kind: TrainingCluster\n\n\n")
+    )
 
     def prints(path: Path) -> dict[str, tuple[str, int]]:
         results = _sarif(path)["runs"][0]["results"]  # type: ignore[index]
         return {
-            r["partialFingerprints"]["archform/v1"]: (r["ruleId"],
-                r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            r["partialFingerprints"]["archform/v1"]: (
+                r["ruleId"],
+                r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            )
             for r in results
         }
 
@@ -80,7 +90,10 @@ def test_fingerprint_changes_with_the_value(tmp_path: Path) -> None:
     two = tmp_path / "two.yaml"
     one.write_text(BAD)
     two.write_text(BAD.replace("us-west-2]", "eu-west-1]"))
-    fp = lambda p: {r["ruleId"]: r["partialFingerprints"]["archform/v1"]  # noqa: E731
-                    for r in _sarif(p)["runs"][0]["results"]}  # type: ignore[index]
+
+    def fp(path: Path) -> dict[str, str]:
+        results = _sarif(path)["runs"][0]["results"]  # type: ignore[index]
+        return {r["ruleId"]: r["partialFingerprints"]["archform/v1"] for r in results}
+
     assert fp(one)["TRN001"] != fp(two)["TRN001"]
     assert fp(one)["SEC001"] == fp(two)["SEC001"]

@@ -16,7 +16,7 @@ from support import ROOT
 FIXTURES = Path(__file__).parent / "fixtures"
 TODAY = dt.date(2026, 11, 30)
 RULES = list(load_rules())
-CATALOG = (ROOT.parent / "shared" / "design" / "rules-v1.md")
+CATALOG = ROOT.parent / "shared" / "design" / "rules-v1.md"
 
 
 def _ids(rule: Rule) -> str:
@@ -47,8 +47,11 @@ def test_every_v1_rule_is_implemented() -> None:
     """The catalog contract: the 45 codes and names of rules-v1.md, same severities."""
     if not CATALOG.is_file():
         pytest.skip("shared/design/rules-v1.md is not beside the repository")
-    rows = re.findall(r"^\| ([A-Z]{3}\d{3}) \| ([a-z0-9-]+) \|.*\| (error|warning|info) \|",
-                      CATALOG.read_text("utf-8"), re.M)
+    rows = re.findall(
+        r"^\| ([A-Z]{3}\d{3}) \| ([a-z0-9-]+) \|.*\| (error|warning|info) \|",
+        CATALOG.read_text("utf-8"),
+        re.M,
+    )
     contract = {code: (name, sev) for code, name, sev in rows}
     assert len(contract) == 45
     implemented = {r.code: (r.name, r.severity) for r in RULES}

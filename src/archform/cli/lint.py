@@ -56,8 +56,17 @@ def lint(
 ) -> None:
     """Lint blueprints. Exit 0 clean, 1 findings at or above --fail-on, 2 usage/blueprint error."""
     code = guarded(
-        lambda: _run(paths, output_format, output, select or [], ignore or [], fail_on,
-                     exit_zero, diff_base, config)
+        lambda: _run(
+            paths,
+            output_format,
+            output,
+            select or [],
+            ignore or [],
+            fail_on,
+            exit_zero,
+            diff_base,
+            config,
+        )
     )
     raise typer.Exit(code)
 
@@ -97,8 +106,9 @@ def _run(
     today = today_from_env()
 
     def run(targets: list[Path]) -> LintResult:
-        return lint(load_paths(targets), rules=chosen, options=options, today=today,
-                    registry=registry)
+        return lint(
+            load_paths(targets), rules=chosen, options=options, today=today, registry=registry
+        )
 
     blueprints = load_paths(paths)
     result = lint(blueprints, rules=chosen, options=options, today=today, registry=registry)

@@ -47,9 +47,7 @@ def render_catalog(output_format: str) -> str:
                 "severity": r.severity,
                 "since": r.since,
                 "summary": r.summary,
-                "options": {
-                    name: field.default for name, field in r.options.model_fields.items()
-                },
+                "options": {name: field.default for name, field in r.options.model_fields.items()},
             }
             for r in registry
         ]

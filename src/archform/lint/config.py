@@ -92,8 +92,10 @@ def load_config(path: Path) -> LintConfig:
         config.fail_on = parse_fail_on(section["fail-on"], f"{where}.fail-on")
     rules = section.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
-        raise UsageError(f"{where}.rules must hold one table per rule code",
-                         "write [tool.archform.rules.NET008] and the options below it")
+        raise UsageError(
+            f"{where}.rules must hold one table per rule code",
+            "write [tool.archform.rules.NET008] and the options below it",
+        )
     config.rules = {str(k).upper(): dict(v) for k, v in rules.items()}
     return config
 

@@ -30,8 +30,10 @@ def files_at(ref: str, paths: Sequence[Path], cwd: Path) -> dict[str, bytes]:
     """{relative path: content at REF} for the blueprint files under `paths`."""
     check = _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd)
     if check.returncode != 0:
-        raise UsageError(f"--diff-base: {ref!r} is not a git revision here",
-                         "fetch it first (e.g. git fetch origin main) or check the name")
+        raise UsageError(
+            f"--diff-base: {ref!r} is not a git revision here",
+            "fetch it first (e.g. git fetch origin main) or check the name",
+        )
     out: dict[str, bytes] = {}
     for path in paths:
         rel = Path(path)

@@ -81,8 +81,9 @@ def lint(
         if rule.phase == "suppressions":
             findings.extend(_run(rule, ctx, options))
     findings.sort(key=lambda f: f.sort_key)
-    return LintResult(tuple(findings), tuple(sorted(selected, key=lambda r: r.code)),
-                      len(blueprints.documents))
+    return LintResult(
+        tuple(findings), tuple(sorted(selected, key=lambda r: r.code)), len(blueprints.documents)
+    )
 
 
 def _run(rule: Rule, ctx: RuleContext, options: dict[str, BaseModel]) -> list[Finding]:
@@ -118,8 +119,15 @@ def _suppress(
                         used += 1
             known = registry.get(entry.rule) is not None
             states.append(
-                SuppressionState(doc, index, entry, expired, used,
-                                 judged=entry.rule in ran_codes or not known, known=known)
+                SuppressionState(
+                    doc,
+                    index,
+                    entry,
+                    expired,
+                    used,
+                    judged=entry.rule in ran_codes or not known,
+                    known=known,
+                )
             )
     return out, states
 

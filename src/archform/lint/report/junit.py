@@ -22,14 +22,14 @@ def render_junit(report: LintReport) -> str:
         tests = failures = 0
         for rule in report.result.rules:
             tests += 1
-            case = ET.SubElement(
-                suite, "testcase", name=f"{rule.code} {rule.name}", classname=file
-            )
+            case = ET.SubElement(suite, "testcase", name=f"{rule.code} {rule.name}", classname=file)
             found = by_case.get((file, rule.code))
             if found:
                 failures += 1
                 failure = ET.SubElement(
-                    case, "failure", type=rule.severity,
+                    case,
+                    "failure",
+                    type=rule.severity,
                     message=f"{len(found)} finding(s) of {rule.code}",
                 )
                 failure.text = "\n".join(

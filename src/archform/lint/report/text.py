@@ -49,18 +49,25 @@ def lines_of(report: LintReport) -> list[Line]:
     """The styled lines of the text report."""
     out: list[Line] = []
     for f in report.result.active():
-        out.append([
-            (f"{f.file}:{f.line}:{f.column}: ", "bold"),
-            (f"{f.rule} [{f.severity}] ", STYLE[f.severity]),
-            (f.message, ""),
-        ])
+        out.append(
+            [
+                (f"{f.file}:{f.line}:{f.column}: ", "bold"),
+                (f"{f.rule} [{f.severity}] ", STYLE[f.severity]),
+                (f.message, ""),
+            ]
+        )
         out.extend(_frame(f, report.lines.get(f.file, [])))
         if f.hint:
             out.append([("  hint: ", "green"), (f.hint, "")])
         out.append([])
     for f in report.fixed:
-        out.append([("fixed: ", "green"), (f"{f.file}:{f.line}:{f.column}: ", "bold"),
-                    (f"{f.rule} [{f.severity}] {f.message}", "")])
+        out.append(
+            [
+                ("fixed: ", "green"),
+                (f"{f.file}:{f.line}:{f.column}: ", "bold"),
+                (f"{f.rule} [{f.severity}] {f.message}", ""),
+            ]
+        )
     out.append([(_summary(report), "bold")])
     return out
 

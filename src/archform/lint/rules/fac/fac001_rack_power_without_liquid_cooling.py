@@ -60,7 +60,9 @@ class Fac001Options(Options):
 
 
 @rule(
-    code="FAC001", name="rack-power-without-liquid-cooling", severity="warning",
+    code="FAC001",
+    name="rack-power-without-liquid-cooling",
+    severity="warning",
     options=Fac001Options,
 )
 def check(ctx: RuleContext, options: Fac001Options) -> Iterator[Hit]:

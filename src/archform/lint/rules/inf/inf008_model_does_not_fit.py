@@ -82,9 +82,13 @@ def check(ctx: RuleContext, options: Inf008Options) -> Iterator[Hit]:
         shape = f" (shape of {fit.shape.assumed_from})" if fit.shape.assumed_from else ""
         per_node = fleet.gpu_pool.gpu.per_node
         needed_tp = next(
-            (t for t in (1, 2, 4, 8, 16) if inference.memory_fit_for(
-                fleet.model, fit.usable_gib_per_gpu, t, options.gpu_memory_utilization
-            ).fits),
+            (
+                t
+                for t in (1, 2, 4, 8, 16)
+                if inference.memory_fit_for(
+                    fleet.model, fit.usable_gib_per_gpu, t, options.gpu_memory_utilization
+                ).fits
+            ),
             None,
         )
         hint = (

@@ -111,11 +111,19 @@ def check(ctx: RuleContext, options: Net008Options) -> Iterator[Hit]:
         if est is None or est.exposed_fraction <= options.exposed_fraction_threshold:
             continue
         reference = allreduce.estimate_step(
-            params=work.model_params, tokens=work.global_batch_tokens, framework=work.framework,
-            precision=work.precision, gpus=tc.compute.total_gpus, nodes=tc.compute.total_nodes,
-            gbps_per_node=REFERENCE_GBPS, fabric_kind="infiniband",
-            bf16_tflops=info.bf16_dense_tflops, mfu=options.mfu, overlap=options.overlap,
-            bus_efficiency=options.bus_efficiency, bucket_mib=options.bucket_mib,
+            params=work.model_params,
+            tokens=work.global_batch_tokens,
+            framework=work.framework,
+            precision=work.precision,
+            gpus=tc.compute.total_gpus,
+            nodes=tc.compute.total_nodes,
+            gbps_per_node=REFERENCE_GBPS,
+            fabric_kind="infiniband",
+            bf16_tflops=info.bf16_dense_tflops,
+            mfu=options.mfu,
+            overlap=options.overlap,
+            bus_efficiency=options.bus_efficiency,
+            bucket_mib=options.bucket_mib,
         )
         versus = f" vs {reference.sync_s:.1f} s on 8 x 400 Gbps InfiniBand" if reference else ""
         yield Hit(

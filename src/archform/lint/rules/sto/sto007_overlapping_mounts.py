@@ -84,8 +84,10 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                 continue
             for name, mount in seen:
                 if _nested(mount, store.mount):
-                    how = "the same path as" if mount.rstrip("/") == store.mount.rstrip("/") else (
-                        "nested with"
+                    how = (
+                        "the same path as"
+                        if mount.rstrip("/") == store.mount.rstrip("/")
+                        else ("nested with")
                     )
                     yield Hit(
                         doc,

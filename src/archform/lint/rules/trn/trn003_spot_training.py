@@ -67,8 +67,10 @@ def check(ctx: RuleContext, options: Trn003Options) -> Iterator[Hit]:
         for i, group in enumerate(tc.compute.groups):
             if group.purchase != "spot":
                 continue
-            loc: Loc = ("compute", "purchase") if i == 0 else (
-                "compute", "extra_groups", i - 1, "purchase"
+            loc: Loc = (
+                ("compute", "purchase")
+                if i == 0
+                else ("compute", "extra_groups", i - 1, "purchase")
             )
             lost = f"up to {interval} minutes" if interval else "all work since the last checkpoint"
             yield Hit(
