@@ -3,7 +3,8 @@
 ## What it does
 Flags a `lint.ignore` entry that matched no finding of its rule in its document, or that
 names a rule code archform does not have. The suppressed rule is run even when it is not
-selected on the command line, so the verdict depends on the blueprint only.
+selected on the command line, so the verdict depends on the blueprint only. LNT rules
+themselves cannot be suppressed: an entry for LNT001 or LNT002 is always unused.
 
 ## Why is this bad?
 A stale suppression hides the next, unrelated finding of the same rule in that document,
