@@ -125,7 +125,11 @@ def _suppress(
                     entry,
                     expired,
                     used,
-                    judged=entry.rule in ran_codes or not known,
+                    judged=(
+                        entry.rule in ran_codes
+                        or not known
+                        or entry.rule.startswith(UNSUPPRESSIBLE_AREA)
+                    ),
                     known=known,
                 )
             )
