@@ -89,3 +89,17 @@ def test_new_file_is_all_new_and_bad_ref_is_usage_error(tmp_path: Path) -> None:
     assert sorted(f["rule"] for f in json.loads(proc.stdout)["findings"]) == ["SCH003"]
     bad = run_cli(["lint", "bp.yaml", "--diff-base", "no-such-ref"], cwd=repo)
     assert bad.returncode == 2 and "not a git revision" in bad.stderr
+
+
+def test_base_that_does_not_load_counts_everything_as_new(tmp_path: Path) -> None:
+    require_tool("git")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "bp.yaml").write_text("version: 1\nkind: TrainingCluster\nname: x\n")
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "broken base")
+    (repo / "bp.yaml").write_text(BASE)
+    proc = run_cli(["lint", "bp.yaml", "--diff-base", "main", "--format", "json"], cwd=repo)
+    assert sorted(f["rule"] for f in json.loads(proc.stdout)["findings"]) == ["SCH003"]
+    assert "every finding counts as new" in proc.stderr

@@ -117,6 +117,11 @@ def _run(
         from archform.lint.diff import compare, lint_at
 
         base, names = lint_at(diff_base, paths, run)
+        if base is None:
+            sys.stderr.write(
+                f"note: no loadable blueprint under these paths at {diff_base}; "
+                "every finding counts as new\n"
+            )
         result, fixed = compare(result, base, names)
     report = LintReport(
         result=result,
