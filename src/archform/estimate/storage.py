@@ -13,11 +13,12 @@ Ingest demand
     STO003 default; an assumption sized for image/video-heavy pipelines, generous for text).
 
 Checkpoint size
-    A full checkpoint with optimizer state is ~16 bytes per parameter in mixed precision
-    with Adam: bf16 weights 2 + fp32 master weights 4 + Adam m 4 + Adam v 4 + bf16 grads 2
-    (Rajbhandari et al., arXiv:1910.02054 s3.1 count 16 bytes/param for mixed-precision
-    Adam). Write time = size / file-system write throughput (the servers, not the clients,
-    are assumed to be the bottleneck).
+    rules-v1 sizes a full checkpoint at 16 bytes per parameter: ZeRO's count of
+    mixed-precision Adam model states (fp16/bf16 weights 2 + gradients 2 + fp32 master
+    weights, momentum and variance 12; Rajbhandari et al., arXiv:1910.02054 s3.1). A
+    checkpoint does not need the gradients (~14 bytes/param), so 16 is slightly conservative.
+    Write time = size / file-system write throughput (the servers, not the clients, are
+    assumed to be the bottleneck).
 """
 
 from __future__ import annotations
