@@ -1,0 +1,233 @@
+"""Benchmark `archform lint`: wall time and peak RSS against the import floor.
+
+Cases (each run as a fresh `python -m archform lint ...` process, like CI runs it):
+  floor      python -c "import archform.spec"   (interpreter + pydantic + models)
+  one        lint one bundled blueprint (onprem-h100-ib-lustre.yaml)
+  folder-50  lint a folder of 50 documents generated from the bundled blueprints
+             (every document renamed per copy; Platform references renamed with them)
+  nodes-1000 lint one on-prem blueprint with 1,000 nodes and a 1,000-host inventory
+
+Usage: python bench/lint_bench.py [--repeat 7] [--output bench/RESULTS.md]
+Reports the median and minimum wall time and the peak RSS of each case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTES = "<!-- notes: kept when the tables above are regenerated -->"
+BLUEPRINTS = ROOT / "blueprints"
+
+
+def run_once(args: list[str]) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS KiB, exit code) of one child process."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"), NO_COLOR="1")
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return wall, int(usage.ru_maxrss), proc.returncode
+
+
+def measure(args: list[str], repeat: int) -> dict[str, float]:
+    """Warm once, then `repeat` timed runs."""
+    run_once(args)
+    walls, rss, codes = [], [], set()
+    for _ in range(repeat):
+        wall, peak, code = run_once(args)
+        walls.append(wall)
+        rss.append(peak)
+        codes.add(code)
+    if codes - {0, 1}:
+        raise SystemExit(f"{' '.join(args)} failed with exit codes {sorted(codes)}")
+    return {"median": statistics.median(walls), "min": min(walls), "rss_mib": max(rss) / 1024}
+
+
+PHASES = """
+import json, sys, time
+t0 = time.perf_counter()
+import archform.spec
+t1 = time.perf_counter()
+import archform.cli
+t2 = time.perf_counter()
+from archform.spec.catalog import load_catalog
+load_catalog()
+t3 = time.perf_counter()
+from archform.spec import load_paths
+blueprints = load_paths(sys.argv[1:])
+t4 = time.perf_counter()
+from archform.lint.rule import load_rules
+registry = load_rules()
+t5 = time.perf_counter()
+from archform.lint.engine import lint
+result = lint(blueprints, registry=registry)
+t6 = time.perf_counter()
+from archform.lint.report import LintReport, render
+render("text", LintReport(result, {f: blueprints.lines(f) for f in blueprints.texts}))
+t7 = time.perf_counter()
+print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6]))
+"""
+PHASE_NAMES = (
+    "import archform.spec (pydantic, models)",
+    "import the CLI (typer, click)",
+    "parse the hardware catalog (catalog.yaml, ruamel pure Python)",
+    "read + validate the blueprint(s)",
+    "import the 45 rule modules",
+    "run the rules",
+    "render the text report",
+)
+
+
+def phases(paths: list[str], repeat: int) -> list[float]:
+    """Minimum time of each phase of one lint, measured inside fresh processes."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run(
+            [sys.executable, "-c", PHASES, *paths],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        runs.append(json.loads(out))
+    return [min(r[i] for r in runs) for i in range(len(PHASE_NAMES))]
+
+
+def make_folder(target: Path, documents: int = 50) -> int:
+    """Copies of the bundled blueprints with renamed documents; returns documents written."""
+    sources = sorted(BLUEPRINTS.glob("*.yaml"))
+    per_copy = sum(
+        p.read_text().count("\nkind: ") + p.read_text().startswith("kind: ") for p in sources
+    )
+    copies = -(-documents // per_copy)
+    written = 0
+    for k in range(copies):
+        for src in sources:
+            text = src.read_text()
+            text = re.sub(
+                r"^(name|training|inference): ([a-z0-9-]+)$", rf"\1: \2-c{k}", text, flags=re.M
+            )
+            (target / f"c{k:02d}-{src.name}").write_text(text)
+            written += text.count("\nkind: ")
+    return written
+
+
+def make_big(path: Path, nodes: int = 1000) -> None:
+    """An on-prem blueprint with `nodes` nodes and a host inventory of the same size."""
+    text = (BLUEPRINTS / "onprem-h100-ib-lustre.yaml").read_text()
+    text = text.replace("  nodes: 32\n", f"  nodes: {nodes}\n")
+    text = text.replace("scheduler:\n", "scheduler:\n  backup_controller: true\n", 1)
+    hosts = ["hosts:", "  controller: {name: ctl1, address: 10.1.0.1}", "  compute:"]
+    hosts += [
+        f"    - {{name: gpu{i:04d}, address: 10.2.{i // 250}.{i % 250 + 1}}}" for i in range(nodes)
+    ]
+    path.write_text(text + "\n".join(hosts) + "\n")
+
+
+def machine() -> str:
+    """A one-line description of this machine."""
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}, {os.cpu_count()} logical CPUs (shared with other jobs), "
+        f"{platform.system()} {platform.release()}, Python {platform.python_version()}"
+    )
+
+
+def main() -> None:
+    """Run the benchmark and write the Markdown results."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--output", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    ns = parser.parse_args()
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="archform-bench-") as tmp:
+        folder = Path(tmp) / "fifty"
+        folder.mkdir()
+        docs = make_folder(folder)
+        big = Path(tmp) / "big.yaml"
+        make_big(big)
+        cases = [
+            ('floor: `python -c "import archform.spec"`', [py, "-c", "import archform.spec"]),
+            (
+                "lint one blueprint (onprem-h100-ib-lustre.yaml)",
+                [py, "-m", "archform", "lint", str(BLUEPRINTS / "onprem-h100-ib-lustre.yaml")],
+            ),
+            (f"lint a folder of {docs} documents", [py, "-m", "archform", "lint", str(folder)]),
+            (
+                "lint a 1,000-node blueprint (1,000-host inventory)",
+                [py, "-m", "archform", "lint", str(big)],
+            ),
+        ]
+        results = [(name, measure(args, ns.repeat)) for name, args in cases]
+        split = {
+            "one": phases([str(BLUEPRINTS / "onprem-h100-ib-lustre.yaml")], ns.repeat),
+            "folder-50": phases([str(folder)], ns.repeat),
+            "nodes-1000": phases([str(big)], ns.repeat),
+        }
+    floor = results[0][1]["median"]
+    floor_min = results[0][1]["min"]
+    lines = [
+        "## Performance",
+        "",
+        f"`python bench/lint_bench.py` ({ns.repeat} runs per case after one warm-up; each run is "
+        "a fresh process, as in CI). Machine: " + machine() + ".",
+        "",
+        "| case | median wall | min wall | x floor (median) | x floor (min) | peak RSS |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, r in results:
+        lines.append(
+            f"| {name} | {r['median'] * 1000:.0f} ms | {r['min'] * 1000:.0f} ms | "
+            f"{r['median'] / floor:.2f} | {r['min'] / floor_min:.2f} | "
+            f"{r['rss_mib']:.0f} MiB |"
+        )
+    one = results[1][1]["median"] / floor
+    one_min = results[1][1]["min"] / floor_min
+    lines += [
+        "",
+        "Goal: lint of one blueprint within 1.5x of the import floor; measured "
+        f"{one:.2f}x (median) / {one_min:.2f}x (min).",
+        "",
+    ]
+    lines += [
+        "Where the time goes (minimum over the runs, in-process `time.perf_counter`):",
+        "",
+        "| phase | one blueprint | 50 documents | 1,000 nodes |",
+        "|---|---|---|---|",
+    ]
+    for i, name in enumerate(PHASE_NAMES):
+        lines.append(
+            f"| {name} | "
+            + " | ".join(f"{split[k][i] * 1000:.1f} ms" for k in ("one", "folder-50", "nodes-1000"))
+            + " |"
+        )
+    lines.append("")
+    notes = ""
+    if ns.output.is_file() and NOTES in ns.output.read_text():
+        notes = ns.output.read_text().split(NOTES, 1)[1]
+    ns.output.write_text("\n".join(lines) + ("\n" + NOTES + notes if notes else ""))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,150 @@
+"""`archform lint PATH...`: architecture anti-patterns with explained, located findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from archform.cli._core import EXIT_FINDINGS, EXIT_OK, guarded
+
+if TYPE_CHECKING:
+    from archform.lint.finding import Finding
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command."""
+    app.command("lint")(lint)
+
+
+def lint(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Blueprint files or folders, loaded together.")
+    ],
+    output_format: Annotated[
+        str, typer.Option("--format", help="text, json, sarif, github or junit.")
+    ] = "text",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the report here.")
+    ] = None,
+    select: Annotated[
+        list[str] | None,
+        typer.Option("--select", help="Only these codes or prefixes (comma-separated; repeat)."),
+    ] = None,
+    ignore: Annotated[
+        list[str] | None,
+        typer.Option("--ignore", help="Skip these codes or prefixes (comma-separated; repeat)."),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option("--fail-on", help="Exit 1 at or above: error (default), warning, info."),
+    ] = None,
+    exit_zero: Annotated[
+        bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")
+    ] = False,
+    diff_base: Annotated[
+        str | None,
+        typer.Option("--diff-base", help="Git revision: report only findings new since it."),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="Config file (default: the nearest one found)."),
+    ] = None,
+) -> None:
+    """Lint blueprints. Exit 0 clean, 1 findings at or above --fail-on, 2 usage/blueprint error."""
+    code = guarded(
+        lambda: _run(
+            paths,
+            output_format,
+            output,
+            select or [],
+            ignore or [],
+            fail_on,
+            exit_zero,
+            diff_base,
+            config,
+        )
+    )
+    raise typer.Exit(code)
+
+
+def _run(
+    paths: list[Path],
+    output_format: str,
+    output: Path | None,
+    select: list[str],
+    ignore: list[str],
+    fail_on: str | None,
+    exit_zero: bool,
+    diff_base: str | None,
+    config_path: Path | None,
+) -> int:
+    from archform.lint import config as cfg
+    from archform.lint.engine import LintResult, lint, today_from_env
+    from archform.lint.finding import RANK
+    from archform.lint.report import FORMATS, LintReport, render
+    from archform.lint.rule import load_rules
+    from archform.spec import UsageError, load_paths
+
+    if output_format not in FORMATS:
+        raise UsageError(f"--format {output_format!r} is not known", "use " + ", ".join(FORMATS))
+    registry = load_rules()
+    source = config_path or cfg.discover(paths)
+    if config_path is not None and not config_path.is_file():
+        raise UsageError(f"--config {config_path}: no such file")
+    settings = cfg.load_config(source) if source else cfg.LintConfig()
+    chosen = cfg.select_rules(
+        registry,
+        cfg.split_codes(select) if select else settings.select,
+        [*settings.ignore, *cfg.split_codes(ignore)],
+    )
+    options = cfg.rule_options(registry, settings)
+    threshold = cfg.parse_fail_on(fail_on) if fail_on is not None else settings.fail_on
+    today = today_from_env()
+
+    def run(targets: list[Path]) -> LintResult:
+        return lint(
+            load_paths(targets), rules=chosen, options=options, today=today, registry=registry
+        )
+
+    blueprints = load_paths(paths)
+    result = lint(blueprints, rules=chosen, options=options, today=today, registry=registry)
+    fixed: tuple[Finding, ...] = ()
+    if diff_base is not None:
+        from archform.lint.diff import compare, lint_at
+
+        base, names = lint_at(diff_base, paths, run)
+        if base is None:
+            sys.stderr.write(
+                f"note: no loadable blueprint under these paths at {diff_base}; "
+                "every finding counts as new\n"
+            )
+        result, fixed = compare(result, base, names)
+    report = LintReport(
+        result=result,
+        lines={f: blueprints.lines(f) for f in blueprints.texts},
+        fixed=fixed,
+        diff_base=diff_base,
+        files=tuple(blueprints.texts),
+    )
+    color = (
+        output_format == "text"
+        and output is None
+        and sys.stdout.isatty()
+        and not os.environ.get("NO_COLOR")
+    )
+    text = render(output_format, report, color=color)
+    if output is not None:
+        try:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--output {output}: {exc.strerror}") from None
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    failing = [f for f in result.active() if RANK[f.severity] >= RANK[threshold]]
+    return EXIT_FINDINGS if failing and not exit_zero else EXIT_OK

@@ -1,0 +1,109 @@
+"""The model's weights plus KV cache do not fit in a replica's GPU memory.
+
+## What it does
+Computes, with `archform.estimate.inference.memory_fit`, the memory one replica
+(`server.tensor_parallel` GPUs) needs for the weights plus the KV cache of one sequence
+of `model.max_context_tokens`, and flags it when that exceeds usable GPU memory x
+tensor_parallel x `gpu_memory_utilization` (0.9, vLLM's default).
+
+- weights = params x bytes per parameter (bf16 2, fp8/int8 1, int4 0.5);
+- KV per token = 2 x layers x kv_heads x head_dim x bytes (declared shape, else the
+  nearest public reference model by size);
+- usable memory is what the CUDA runtime reports (L4: 22.49 GiB of "24 GB").
+
+## Why is this bad?
+vLLM refuses to start when `max_model_len x KV bytes per token` exceeds the KV budget, and
+an engine that does start with a tiny budget serves one request at a time.
+
+## Example
+```yaml
+version: 1
+kind: InferenceFleet
+name: demo
+placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+model:
+  name: llama-3.1-70b
+  params: 70e9
+  max_context_tokens: 8192
+  source: "s3://models/llama-70b/"
+server:
+  image: "vllm/vllm-openai:v0.6.3"
+  tensor_parallel: 1
+gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_region: 4}
+```
+
+## Use instead
+```yaml
+version: 1
+kind: InferenceFleet
+name: demo
+placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+model:
+  name: llama-3.1-70b
+  params: 70e9
+  max_context_tokens: 8192
+  source: "s3://models/llama-70b/"
+server:
+  image: "vllm/vllm-openai:v0.6.3"
+  tensor_parallel: 4
+gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_region: 4}
+```
+
+## References
+- shared/reference/inference-fleets.md s4, "Sizing math" (kvplan, vllm#12330).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archform.estimate import inference
+from archform.lint.context import RuleContext
+from archform.lint.finding import Hit
+from archform.lint.rule import Options, rule
+
+
+class Inf008Options(Options):
+    """Fraction of GPU memory the engine may use."""
+
+    gpu_memory_utilization: float = inference.DEFAULT_UTILIZATION
+
+
+@rule(code="INF008", name="model-does-not-fit", severity="error", options=Inf008Options)
+def check(ctx: RuleContext, options: Inf008Options) -> Iterator[Hit]:
+    """Weights + KV(max context) > usable memory x TP x utilisation."""
+    for doc, fleet in ctx.fleets():
+        if fleet.gpu_pool.gpu is None:
+            continue
+        fit = inference.memory_fit(fleet, utilization=options.gpu_memory_utilization)
+        if fit.fits:
+            continue
+        tp = fleet.server.tensor_parallel
+        shape = f" (shape of {fit.shape.assumed_from})" if fit.shape.assumed_from else ""
+        per_node = fleet.gpu_pool.gpu.per_node
+        needed_tp = next(
+            (
+                t
+                for t in (1, 2, 4, 8, 16)
+                if inference.memory_fit_for(
+                    fleet.model, fit.usable_gib_per_gpu, t, options.gpu_memory_utilization
+                ).fits
+            ),
+            None,
+        )
+        hint = (
+            f"set server.tensor_parallel: {needed_tp}"
+            + ("" if needed_tp <= per_node else f" (more than the {per_node} GPUs per node)")
+            if needed_tp
+            else "use GPUs with more memory, a lower precision, or a shorter max_context_tokens"
+        )
+        yield Hit(
+            doc,
+            ctx.first_written(doc, ("server", "tensor_parallel"), ("model", "max_context_tokens")),
+            f"a replica needs {fit.needed_gib:.1f} GiB ({fit.weights_gib:.1f} GiB weights + "
+            f"{fit.kv_gib_at_max_context:.1f} GiB KV for {fleet.model.max_context_tokens} tokens"
+            f"{shape}); threshold: {fit.budget_gib:.1f} GiB = {fit.usable_gib_per_gpu:g} GiB x "
+            f"TP {tp} x {options.gpu_memory_utilization:g}",
+            hint,
+            at=("server",),
+        )

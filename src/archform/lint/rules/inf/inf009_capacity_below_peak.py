@@ -1,0 +1,111 @@
+"""The fleet's maximum size cannot serve the declared peak at the p99 target.
+
+## What it does
+Estimates with `archform.estimate.inference.capacity` (Little's law) how many replicas
+`traffic.peak_rps` needs at `traffic.p99_latency_ms` and flags the fleet when
+`gpu_pool.max_nodes_per_region` cannot hold them, or when no concurrency meets the p99
+target at all.
+
+- per-GPU decode throughput at the knee and for one stream, scaled from an 8B bf16
+  reference by bytes of weights (override with `knee_tokens_per_gpu` /
+  `single_tokens_per_gpu`);
+- a request of T tokens takes W(C) = T x max(C / knee, 1 / single) at concurrency C,
+  p99 = `p99_factor` x W;
+- replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
+
+## Why is this bad?
+At the peak the autoscaler hits its ceiling, queues grow and time-to-first-token
+explodes (beyond the knee throughput is flat while latency grows tenfold).
+
+## Example
+```yaml
+version: 1
+kind: InferenceFleet
+name: demo
+placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
+server: {image: "vllm/vllm-openai:v0.6.3"}
+gpu_pool:
+  instance_type: g6.xlarge
+  min_nodes_per_region: 2
+  max_nodes_per_region: 4
+traffic: {peak_rps: 500, p99_latency_ms: 30000}
+```
+
+## Use instead
+```yaml
+version: 1
+kind: InferenceFleet
+name: demo
+placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
+server: {image: "vllm/vllm-openai:v0.6.3"}
+gpu_pool:
+  instance_type: g6.xlarge
+  min_nodes_per_region: 2
+  max_nodes_per_region: 4
+traffic: {peak_rps: 5, p99_latency_ms: 30000}
+```
+
+## References
+- shared/reference/inference-fleets.md s4 ("GPUs from request rate", NIM benchmarks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archform.estimate import inference
+from archform.lint.context import RuleContext
+from archform.lint.finding import Hit
+from archform.lint.rule import Options, rule
+
+
+class Inf009Options(Options):
+    """Throughput assumptions of the capacity model."""
+
+    knee_tokens_per_gpu: float | None = None
+    single_tokens_per_gpu: float | None = None
+    p99_factor: float = inference.P99_FACTOR
+    knee_concurrency: int = inference.KNEE_CONCURRENCY
+
+
+@rule(code="INF009", name="capacity-below-peak", severity="warning", options=Inf009Options)
+def check(ctx: RuleContext, options: Inf009Options) -> Iterator[Hit]:
+    """Max replicas vs replicas needed at the peak."""
+    for doc, fleet in ctx.fleets():
+        cap = inference.capacity(
+            fleet,
+            knee_tokens_per_gpu=options.knee_tokens_per_gpu,
+            single_tokens_per_gpu=options.single_tokens_per_gpu,
+            p99_factor=options.p99_factor,
+            knee_concurrency=options.knee_concurrency,
+        )
+        if cap is None or cap.enough or fleet.traffic is None:
+            continue
+        traffic = fleet.traffic
+        basis = (
+            f"{cap.gpu} at ~{cap.tokens_per_gpu_knee:.0f} tok/s per GPU at the knee "
+            f"({cap.assumption})"
+        )
+        if not cap.meets_latency:
+            yield Hit(
+                doc,
+                ("traffic", "p99_latency_ms"),
+                f"even one request at a time takes ~{cap.p99_ms:.0f} ms at p99 for "
+                f"{traffic.tokens_per_request} tokens; threshold: p99 {traffic.p99_latency_ms} ms"
+                f" ({basis})",
+                "raise tensor_parallel, use faster GPUs, or relax the p99 target",
+            )
+            continue
+        yield Hit(
+            doc,
+            ("gpu_pool", "max_nodes_per_region"),
+            f"peak {traffic.peak_rps:g} rps at p99 {traffic.p99_latency_ms} ms needs "
+            f"{cap.replicas_needed_per_region} replicas per region "
+            f"({cap.nodes_needed_per_region} nodes), but max_nodes_per_region "
+            f"{cap.nodes_max_per_region} holds {cap.replicas_max_per_region}; estimate: "
+            f"{cap.rps_per_replica:.2f} rps per replica at concurrency "
+            f"{cap.concurrency_per_replica}, {basis}",
+            f"set max_nodes_per_region: {cap.nodes_needed_per_region} or more",
+        )

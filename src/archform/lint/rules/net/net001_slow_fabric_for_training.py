@@ -1,0 +1,93 @@
+"""Multi-node training on a fabric below 200 Gbps per node or without RDMA.
+
+## What it does
+Flags a multi-node training cluster with at least `min_gpus` (16) GPUs whose fabric gives
+less than `min_gbps` (200) Gbps per node, or is plain Ethernet (`fabric.kind: ethernet`,
+TCP sockets, no RDMA).
+
+## Why is this bad?
+Gradient allreduce time is bytes over bandwidth. On 25 GbE an allreduce that takes ~2 ms
+on InfiniBand takes ~40 ms, 20x slower; a 70B fine-tune on 32 H100 lost 48% of its
+throughput on 100 Gbps RoCE against NDR400 InfiniBand. "You need at least 200 Gbps RoCE
+or InfiniBand." Small jobs are fine: "for 2 nodes with 4 GPUs each, 100 Gbps RoCE works
+fine", hence the 16-GPU floor.
+
+## Example
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: onprem, region: lab}
+compute:
+  nodes: 4
+  gpu: {model: H100, per_node: 8}
+fabric:
+  kind: ethernet
+  gbps_per_node: 100
+```
+
+## Use instead
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: onprem, region: lab}
+compute:
+  nodes: 4
+  gpu: {model: H100, per_node: 8}
+fabric:
+  kind: infiniband
+  gbps_per_node: 3200
+```
+
+## References
+- seed article: "Using Ethernet for training", the InfiniBand moment benchmark, FAQ.
+- shared/reference/training-clusters.md s2.1, s6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archform.lint.context import RuleContext
+from archform.lint.finding import Hit
+from archform.lint.rule import Options, rule
+
+
+class Net001Options(Options):
+    """Fabric floor for multi-node training."""
+
+    min_gbps: int = 200
+    min_gpus: int = 16
+
+
+@rule(code="NET001", name="slow-fabric-for-training", severity="error", options=Net001Options)
+def check(ctx: RuleContext, options: Net001Options) -> Iterator[Hit]:
+    """Slow or non-RDMA fabric for >= min_gpus GPUs over several nodes."""
+    for doc, tc in ctx.training():
+        nodes, gpus = tc.compute.total_nodes, tc.compute.total_gpus
+        if nodes <= 1 or gpus < options.min_gpus:
+            continue
+        fabric = tc.fabric
+        at = ctx.first_written(doc, ("fabric",), ("compute", "instance_type"), ("compute",))
+        if fabric.kind == "ethernet":
+            yield Hit(
+                doc,
+                ("fabric", "kind"),
+                f"{gpus} GPUs on {nodes} nodes train over plain Ethernet "
+                f"({fabric.gbps_per_node} Gbps per node, TCP, no RDMA); threshold: RDMA "
+                f"(InfiniBand or RoCE) at >= {options.min_gbps} Gbps per node from "
+                f"{options.min_gpus} GPUs; allreduce on 25 GbE is ~20x slower than InfiniBand",
+                "use InfiniBand or RoCE (or the instance's EFA/RDMA fabric) at 200 Gbps or more",
+                at=at,
+            )
+        elif fabric.gbps_per_node < options.min_gbps:
+            yield Hit(
+                doc,
+                ("fabric", "gbps_per_node"),
+                f"{gpus} GPUs on {nodes} nodes share a {fabric.gbps_per_node} Gbps-per-node "
+                f"{fabric.kind} fabric; threshold: >= {options.min_gbps} Gbps per node from "
+                f"{options.min_gpus} GPUs",
+                "provision at least 200 Gbps per node (H100-class nodes ship 8 x 400 Gbps)",
+                at=at,
+            )

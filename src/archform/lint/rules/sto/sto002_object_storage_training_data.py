@@ -1,0 +1,82 @@
+"""Training data read straight from object storage.
+
+## What it does
+Flags a storage entry with `purpose: training_data` and `kind: object` when the cluster has
+no parallel file system or local NVMe cache for training data in front of it
+(a `lustre`, `gpfs`, `weka` or `local_nvme` entry with `purpose: training_data`).
+
+## Why is this bad?
+Object stores have high per-request latency and per-prefix request limits; GPUs stall
+waiting for input. "I've seen S3 kill training by 70%." A Lustre file system linked to
+the bucket (FSx data repository association, Managed Lustre import) or a local cache
+keeps the bucket as the source of truth without reading it in the training loop.
+
+## Example
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: aws, region: us-east-1}
+compute:
+  nodes: 4
+  instance_type: p5.48xlarge
+storage:
+  - name: data
+    kind: object
+    purpose: training_data
+    capacity_tib: 100
+    source: "s3://corp-data/train/"
+```
+
+## Use instead
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: aws, region: us-east-1}
+compute:
+  nodes: 4
+  instance_type: p5.48xlarge
+storage:
+  - name: data
+    kind: lustre
+    purpose: training_data
+    capacity_tib: 24
+    throughput_mbps_per_tib: 1000
+    mount: /fsx/data
+    source: "s3://corp-data/train/"
+```
+
+## References
+- seed article: "Do not use NFS or S3. I've seen S3 kill training by 70%."
+- shared/reference/training-clusters.md s4 (S3 link via DataRepositoryAssociation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archform.lint.context import RuleContext
+from archform.lint.finding import Hit
+from archform.lint.rule import NoOptions, rule
+
+CACHES = frozenset({"lustre", "gpfs", "weka", "local_nvme"})
+
+
+@rule(code="STO002", name="object-storage-training-data", severity="error")
+def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
+    """Object storage for training data without a file system in front."""
+    for doc, tc in ctx.training():
+        cached = any(s.purpose == "training_data" and s.kind in CACHES for s in tc.storage)
+        if cached:
+            continue
+        for i, store in enumerate(tc.storage):
+            if store.purpose == "training_data" and store.kind == "object":
+                yield Hit(
+                    doc,
+                    ("storage", i, "kind"),
+                    f"training data {store.name!r} is read from object storage with no "
+                    "parallel file system or local cache in front (object storage has been "
+                    "seen to cut training throughput by 70%)",
+                    "add a lustre entry for training_data with `source:` set to the bucket",
+                )

@@ -1,0 +1,67 @@
+"""Training nodes span more than one availability zone.
+
+## What it does
+Flags a TrainingCluster whose `placement.zones` names more than one zone.
+
+## Why is this bad?
+Zones are separate buildings joined by metro links: the RDMA fabrics (EFA, InfiniBand,
+RDMA VPCs) do not cross them, and the step time is set by the slowest link. A measured
+64-GPU job spread over three availability zones had 34% lower throughput and 7x the
+step-time variance of the same GPUs in one cluster. AWS ParallelCluster refuses EFA
+queues that span zones (EfaMultiAzValidator).
+
+## Example
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement:
+  provider: aws
+  region: us-east-1
+  zones: [us-east-1a, us-east-1b]
+compute:
+  nodes: 4
+  instance_type: p5.48xlarge
+```
+
+## Use instead
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement:
+  provider: aws
+  region: us-east-1
+  zones: [us-east-1a]
+compute:
+  nodes: 4
+  instance_type: p5.48xlarge
+```
+
+## References
+- seed article: 64 GPUs across 3 AZs, 34% lower throughput, 7x step variance.
+- AWS ParallelCluster EfaMultiAzValidator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archform.lint.context import RuleContext
+from archform.lint.finding import Hit
+from archform.lint.rule import NoOptions, rule
+
+
+@rule(code="TRN002", name="multi-zone-training", severity="error")
+def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
+    """More than one zone for one training cluster."""
+    for doc, tc in ctx.training():
+        zones = list(dict.fromkeys(tc.placement.zones))
+        if len(zones) > 1:
+            yield Hit(
+                doc,
+                ("placement", "zones"),
+                f"training nodes span {len(zones)} zones ({', '.join(zones)}); threshold: 1 "
+                "zone (64 GPUs over 3 zones measured 34% lower throughput, 7x step variance)",
+                f"place every node in one zone, e.g. zones: [{zones[0]}]",
+            )

@@ -1,0 +1,68 @@
+"""A multi-node training cluster with fewer than 16 GPUs.
+
+## What it does
+Flags a training cluster with more than one node but fewer than `min_gpus` (16) GPUs
+in total.
+
+## Why is this bad?
+Below 16 GPUs the synchronisation overhead across nodes is not worth it: one 8-GPU node
+with NVLink does the same work without a fabric, a scheduler across hosts or the extra
+failure modes.
+
+## Example
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: onprem, region: lab}
+compute:
+  nodes: 2
+  gpu: {model: L40S, per_node: 4}
+fabric: {kind: roce, gbps_per_node: 100}
+```
+
+## Use instead
+```yaml
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: onprem, region: lab}
+compute:
+  nodes: 1
+  gpu: {model: H100, per_node: 8}
+fabric: {kind: ethernet, gbps_per_node: 100}
+```
+
+## References
+- seed article FAQ: "Below that, you're better off using a single 8-GPU node."
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archform.lint.context import RuleContext
+from archform.lint.finding import Hit
+from archform.lint.rule import Options, rule
+
+
+class Trn004Options(Options):
+    """Smallest GPU count for which multi-node training pays off."""
+
+    min_gpus: int = 16
+
+
+@rule(code="TRN004", name="multi-node-below-16-gpus", severity="warning", options=Trn004Options)
+def check(ctx: RuleContext, options: Trn004Options) -> Iterator[Hit]:
+    """More than one node, fewer than min_gpus GPUs."""
+    for doc, tc in ctx.training():
+        nodes, gpus = tc.compute.total_nodes, tc.compute.total_gpus
+        if nodes > 1 and gpus < options.min_gpus:
+            yield Hit(
+                doc,
+                ("compute", "nodes"),
+                f"{nodes} nodes with {gpus} GPUs in total; threshold: multi-node from "
+                f"{options.min_gpus} GPUs, below that one NVLink node avoids the fabric",
+                "use one node with 8 GPUs, or grow to at least "
+                f"{options.min_gpus} GPUs on a proper fabric",
+            )

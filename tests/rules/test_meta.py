@@ -1,0 +1,105 @@
+"""Meta-tests of the rule catalog: codes, names, docs, fixtures, examples, rules.md."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+
+from archform.lint.engine import lint
+from archform.lint.rule import CODE_RE, NAME_RE, SECTIONS, Registry, Rule, load_rules, sections
+from archform.spec import load_text
+from support import ROOT
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TODAY = dt.date(2026, 11, 30)
+RULES = list(load_rules())
+CATALOG = ROOT.parent / "shared" / "design" / "rules-v1.md"
+
+
+def _ids(rule: Rule) -> str:
+    return rule.code
+
+
+def test_codes_unique_and_well_formed() -> None:
+    codes = [r.code for r in RULES]
+    assert len(codes) == len(set(codes))
+    names = [r.name for r in RULES]
+    assert len(names) == len(set(names))
+    for r in RULES:
+        assert CODE_RE.fullmatch(r.code), r.code
+        assert NAME_RE.fullmatch(r.name), r.name
+        assert r.severity in ("error", "warning", "info")
+        assert re.fullmatch(r"\d+\.\d+\.\d+", r.since)
+
+
+def test_registry_rejects_duplicate_code() -> None:
+    registry = Registry()
+    first = RULES[0]
+    registry.add(first)
+    with pytest.raises(ValueError, match="duplicate rule code"):
+        registry.add(first)
+
+
+def test_every_v1_rule_is_implemented() -> None:
+    """The catalog contract: the 45 codes and names of rules-v1.md, same severities."""
+    if not CATALOG.is_file():
+        pytest.skip("shared/design/rules-v1.md is not beside the repository")
+    rows = re.findall(
+        r"^\| ([A-Z]{3}\d{3}) \| ([a-z0-9-]+) \|.*\| (error|warning|info) \|",
+        CATALOG.read_text("utf-8"),
+        re.M,
+    )
+    contract = {code: (name, sev) for code, name, sev in rows}
+    assert len(contract) == 45
+    implemented = {r.code: (r.name, r.severity) for r in RULES}
+    assert implemented == contract
+
+
+@pytest.mark.parametrize("rule", RULES, ids=_ids)
+def test_docstring_sections(rule: Rule) -> None:
+    found = sections(rule.doc)
+    assert list(found) == list(SECTIONS), f"{rule.code}: sections {list(found)}"
+    assert all(found[s] for s in SECTIONS), f"{rule.code}: empty section"
+    assert rule.summary.endswith("."), rule.code
+    assert rule.module.endswith(f"{rule.code.lower()}_{rule.name.replace('-', '_')}")
+
+
+@pytest.mark.parametrize("rule", RULES, ids=_ids)
+def test_fixtures_present(rule: Rule) -> None:
+    names = [p.name for p in (FIXTURES / rule.code).glob("*.yaml")]
+    assert any(n.startswith("pass_") for n in names), f"{rule.code}: no pass_*.yaml"
+    assert any(n.startswith("fail_") for n in names), f"{rule.code}: no fail_*.yaml"
+
+
+def _example(rule: Rule, section: str) -> str:
+    match = re.search(r"```yaml\n(.*?)```", rule.section(section), re.S)
+    assert match, f"{rule.code}: no ```yaml block in {section}"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=_ids)
+def test_docstring_examples_fire_as_claimed(rule: Rule) -> None:
+    bad = lint(load_text(_example(rule, "Example"), "example.yaml"), rules=[rule], today=TODAY)
+    assert any(f.rule == rule.code for f in bad.findings), f"{rule.code}: Example does not fire"
+    good = lint(load_text(_example(rule, "Use instead"), "fixed.yaml"), rules=[rule], today=TODAY)
+    assert not good.findings, f"{rule.code}: Use instead fires: {good.findings[0].message}"
+
+
+def test_no_fixture_folder_without_rule() -> None:
+    codes = {r.code for r in RULES}
+    assert {p.name for p in FIXTURES.iterdir() if p.is_dir()} <= codes
+
+
+def test_rules_md_is_current(update_goldens: bool) -> None:
+    from archform.cli.rules import render_catalog
+
+    path = ROOT / "tests" / "snapshots" / "rules.md"
+    text = render_catalog("md")
+    if update_goldens:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), "run pytest --update-goldens to write tests/snapshots/rules.md"
+    assert path.read_text("utf-8") == text, "rules.md is stale: pytest --update-goldens"
