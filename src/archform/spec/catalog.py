@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,11 +117,17 @@ def _instance(name: str, raw: dict[str, Any]) -> InstanceInfo:
     )
 
 
+def catalog_data() -> dict[str, Any]:
+    """The raw catalog from its JSON twin (generated from catalog.yaml by scripts/)."""
+    text = resources.files("archform.spec").joinpath("data/catalog.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
 @cache
 def load_catalog() -> Catalog:
-    """Load (once) the catalog shipped in archform/spec/data/catalog.yaml."""
-    text = resources.files("archform.spec").joinpath("data/catalog.yaml").read_text("utf-8")
-    data = YAML(typ="safe").load(text)
+    """Load (once) the catalog shipped in archform/spec/data/catalog.yaml (via its JSON twin)."""
+    data = catalog_data()
     gpus = {name: _gpu(name, raw) for name, raw in sorted(data["gpus"].items())}
     instances = {name: _instance(name, raw) for name, raw in sorted(data["instances"].items())}
     return Catalog(gpus, instances)
