@@ -89,6 +89,7 @@ _TYPE_OUTPUTS: dict[str, dict[str, Any]] = {
     "kubernetes:core/v1:Service": {
         "status": lambda n: {"loadBalancer": {"ingress": [{"hostname": f"{n}.lb.mock.internal"}]}},
     },
+    "azure-native:cdn:AFDEndpoint": {"hostName": lambda n: f"{n}.mock.azurefd.net"},
     "azure-native:containerservice:ManagedCluster": {
         "identityProfile": {"kubeletidentity": {"objectId": "00000000-0000-0000-0000-000000000001",
                                                 "clientId": "00000000-0000-0000-0000-000000000002"}},

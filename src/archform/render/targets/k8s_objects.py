@@ -13,6 +13,7 @@ maxUnavailable 1 (Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree r
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
@@ -227,8 +228,12 @@ def service(v: dict[str, Any]) -> dict[str, Any]:
 
 
 def dns_label(v: dict[str, Any]) -> str:
-    """Azure public DNS label of a region's Service: <label>.<region>.cloudapp.azure.com."""
-    return f"{v['name']}-serve"
+    """Azure public DNS label of a region's Service: <label>.<region>.cloudapp.azure.com.
+
+    Labels are unique per region across all of Azure, so a stable hash of the fleet name is
+    appended to make a clash with another tenant unlikely.
+    """
+    return f"{v['name']}-{hashlib.sha256(v['name'].encode()).hexdigest()[:6]}"
 
 
 def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
