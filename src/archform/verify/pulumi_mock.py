@@ -86,6 +86,10 @@ _TYPE_OUTPUTS: dict[str, dict[str, Any]] = {
     "gcp:container/cluster:Cluster": {
         "masterAuth": {"clusterCaCertificate": _MOCK_CA},
     },
+    "gcp:compute/globalAddress:GlobalAddress": {"address": "203.0.113.10"},
+    "gcp:serviceaccount/account:Account": {
+        "email": lambda n: f"{n}@mock-project.iam.gserviceaccount.com",
+    },
     "kubernetes:core/v1:Service": {
         "status": lambda n: {"loadBalancer": {"ingress": [{"hostname": f"{n}.lb.mock.internal"}]}},
     },

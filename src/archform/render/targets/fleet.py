@@ -18,7 +18,12 @@ from ruamel.yaml import YAML
 from archform.render.env import render
 from archform.render.target import Target
 from archform.render.targets.fleet_view import fleet_view
-from archform.render.targets.k8s_objects import SERVERS, dns_label, fleet_objects
+from archform.render.targets.k8s_objects import (
+    SERVERS,
+    dns_label,
+    fleet_objects,
+    gateway_address,
+)
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.inference import InferenceFleet
@@ -53,6 +58,7 @@ def fleet_data(fleet: InferenceFleet) -> dict[str, Any]:
     view["ready_path"] = SERVERS[view["server"]["kind"]]["ready"]
     view["live_path"] = SERVERS[view["server"]["kind"]]["live"]
     view["dns_label"] = dns_label(view)
+    view["gateway_address"] = gateway_address(view)
     view["p99_target_ms"] = fleet.traffic.p99_latency_ms if fleet.traffic else 30_000
     return view
 

@@ -282,6 +282,11 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
+def gateway_address(v: dict[str, Any]) -> str:
+    """Name of the reserved global IP the multi-cluster Gateway uses (GCP)."""
+    return f"{v['name']}-gateway"
+
+
 def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
     name = v["name"]
     labels = {"app.kubernetes.io/name": name}
@@ -296,6 +301,7 @@ def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]
         {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
          "metadata": _meta(name, name, labels),
          "spec": {"gatewayClassName": "gke-l7-global-external-managed-mc",
+                  "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
                   "listeners": [{"name": "http", "protocol": "HTTP", "port": 80,
                                  "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]}}]}},
         {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",

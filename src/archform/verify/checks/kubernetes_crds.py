@@ -87,6 +87,7 @@ _BACKEND = _obj({"group": _STR, "kind": _STR, "name": _STR, "namespace": _STR,
 
 GATEWAY = _resource("gateway.networking.k8s.io/v1", "Gateway", _obj({
     "gatewayClassName": _STR,
+    "addresses": {"type": "array", "items": _obj({"type": _STR, "value": _STR}, ("value",))},
     "listeners": {"type": "array", "minItems": 1, "items": _obj({
         "name": _STR,
         "hostname": _STR,
