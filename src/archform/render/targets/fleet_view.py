@@ -6,6 +6,7 @@ once, so the Pulumi program, the Kubernetes manifests and the smoke playbook agr
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import math
 import re
@@ -62,8 +63,10 @@ def replica_uri(fleet: InferenceFleet, region: str) -> str:
 def replica_bucket(fleet: InferenceFleet, region: str) -> str:
     """Name of the per-region replica bucket (Azure: storage account, 3-24 lowercase alnum)."""
     if fleet.placement.provider == "azure":
-        compact = re.sub(r"[^a-z0-9]", "", f"{fleet.name}{region}")
-        return compact[:24]
+        # 8 of the fleet + 10 of the region + 6 of a hash of both: unique per fleet and region.
+        digest = hashlib.sha256(f"{fleet.name}/{region}".encode()).hexdigest()[:6]
+        name, where = (re.sub(r"[^a-z0-9]", "", x) for x in (fleet.name, region))
+        return f"{name[:8]}{where[:10]}{digest}"
     return f"{fleet.name}-models-{region}"[:63]
 
 
