@@ -6,8 +6,8 @@ import json
 import math
 
 import pytest
-import support
 
+import support
 from archform.estimate.inference import memory_fit_for
 from archform.estimate.prices import fleet_costs, load_prices
 from archform.spec import InferenceFleet, load_paths

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -69,7 +69,8 @@ def _estimate_one(fleet: Any, gpu: str | None, utilization: float, overhead: flo
 def _text(e: dict[str, Any]) -> list[str]:
     m, c, cost = e["memory"], e["capacity"], e["cost"]
     lines = [
-        f"{e['name']}: {e['tensor_parallel']} x {e['gpu']} per replica, regions {', '.join(e['regions'])}",
+        f"{e['name']}: {e['tensor_parallel']} x {e['gpu']} per replica, "
+        f"regions {', '.join(e['regions'])}",
         "  memory per replica:",
         f"    weights               {m['weights_gib']:.2f} GiB",
         f"    KV cache per token    {m['kv_bytes_per_token'] / 1024:.0f} KiB"
@@ -77,8 +78,10 @@ def _text(e: dict[str, Any]) -> list[str]:
         f"    budget                {m['usable_gib_per_gpu']} GiB usable x {e['tensor_parallel']} "
         f"x {m['utilization']} = {m['budget_gib']:.2f} GiB",
         f"    free for KV           {m['free_for_kv_gib']:.2f} GiB "
-        f"(after {m['runtime_overhead_gib_per_gpu']} GiB runtime per GPU) = {m['max_kv_tokens']:,} tokens",
-        f"    one {m['max_context_tokens']:,}-token sequence: {m['kv_gib_at_max_context']:.2f} GiB KV -> "
+        f"(after {m['runtime_overhead_gib_per_gpu']} GiB runtime per GPU) "
+        f"= {m['max_kv_tokens']:,} tokens",
+        f"    one {m['max_context_tokens']:,}-token sequence: "
+        f"{m['kv_gib_at_max_context']:.2f} GiB KV -> "
         + ("fits" if m["fits"] else "DOES NOT FIT (cap max_context_tokens or add GPUs)"),
     ]
     if c is None:
@@ -90,7 +93,8 @@ def _text(e: dict[str, Any]) -> list[str]:
             f"{c['tokens_per_gpu_single']:.0f} tok/s single stream ({c['assumption']}; "
             "override with --tokens-per-gpu)",
             f"    per replica           concurrency {c['concurrency_per_replica']}, latency "
-            f"{c['latency_ms']:.0f} ms, p99 ~{c['p99_ms']:.0f} ms, {c['rps_per_replica']:.2f} req/s",
+            f"{c['latency_ms']:.0f} ms, p99 ~{c['p99_ms']:.0f} ms, "
+            f"{c['rps_per_replica']:.2f} req/s",
             f"    needed                {c['replicas_needed_total']} replicas in total, "
             f"{c['replicas_needed_per_region']} per region ({c['nodes_needed_per_region']} nodes)",
             f"    pool maximum          {c['replicas_max_per_region']} replicas per region "
@@ -104,21 +108,23 @@ def _text(e: dict[str, Any]) -> list[str]:
     for at in cost["at"]:
         money = ("no price for " + ", ".join(at["missing"])) if at["usd_per_month"] is None else (
             f"${at['usd_per_hour']:,.2f}/h, ${at['usd_per_month']:,.0f}/month")
-        lines.append(f"    at {at['label']:3}  {at['gpu_nodes']} GPU nodes ({at['spot_nodes']} spot), "
-                     f"{at['gpus']} GPUs: {money}")
+        lines.append(f"    at {at['label']:3}  {at['gpu_nodes']} GPU nodes "
+                     f"({at['spot_nodes']} spot), {at['gpus']} GPUs: {money}")
     return lines
 
 
 def estimate(
-    files: list[Path] = typer.Argument(..., help="Blueprint files with InferenceFleet documents."),
-    fmt: str = typer.Option("text", "--format", help="text or json"),
-    tokens_per_gpu: float = typer.Option(
-        None, "--tokens-per-gpu", help="Override the per-GPU tokens/s at the knee (batch ~32)."),
-    utilization: float = typer.Option(
-        0.9, "--utilization", help="vLLM gpu_memory_utilization (fraction of GPU memory)."),
-    gpu: str = typer.Option(None, "--gpu", help="Size for this GPU model instead (e.g. L4)."),
-    overhead_gib: float = typer.Option(
-        0.83, "--overhead-gib", help="Runtime memory per GPU outside weights and KV."),
+    files: Annotated[list[Path], typer.Argument(
+        help="Blueprint files with InferenceFleet documents.")],
+    fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    tokens_per_gpu: Annotated[float | None, typer.Option(
+        "--tokens-per-gpu", help="Override the per-GPU tokens/s at the knee (batch ~32).")] = None,
+    utilization: Annotated[float, typer.Option(
+        "--utilization", help="vLLM gpu_memory_utilization (fraction of GPU memory).")] = 0.9,
+    gpu: Annotated[str | None, typer.Option(
+        "--gpu", help="Size for this GPU model instead (e.g. L4).")] = None,
+    overhead_gib: Annotated[float, typer.Option(
+        "--overhead-gib", help="Runtime memory per GPU outside weights and KV.")] = 0.83,
 ) -> None:
     """Size an inference fleet: weights + KV per replica, replicas for peak_rps, GPUs and cost."""
     from archform.spec import InferenceFleet, load_paths

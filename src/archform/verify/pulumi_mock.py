@@ -95,8 +95,10 @@ _TYPE_OUTPUTS: dict[str, dict[str, Any]] = {
     },
     "azure-native:cdn:AFDEndpoint": {"hostName": lambda n: f"{n}.mock.azurefd.net"},
     "azure-native:containerservice:ManagedCluster": {
-        "identityProfile": {"kubeletidentity": {"objectId": "00000000-0000-0000-0000-000000000001",
-                                                "clientId": "00000000-0000-0000-0000-000000000002"}},
+        "identityProfile": {"kubeletidentity": {
+            "objectId": "00000000-0000-0000-0000-000000000001",
+            "clientId": "00000000-0000-0000-0000-000000000002",
+        }},
     },
 }
 
@@ -134,7 +136,8 @@ def run_program(
             if token.endswith("getRegion"):
                 return {"name": "mock-region", "region": "mock-region"}
             if token.endswith("listManagedClusterUserCredentials"):
-                kubeconfig = "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="  # "apiVersion: v1\nkind: Config\n"
+                # base64 of "apiVersion: v1\nkind: Config\n"
+                kubeconfig = "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="
                 return {"kubeconfigs": [{"name": "clusterUser", "value": kubeconfig}]}
             if token == "gcp:organizations/getProject:getProject":
                 return {"number": "123456789012", "projectId": "mock-project", "name": "mock"}

@@ -7,9 +7,9 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-import support
 from ruamel.yaml import YAML
 
+import support
 from archform.spec import InferenceFleet, load_paths, load_text
 from archform.spec.models.inference import InferenceFleet as Fleet
 

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import support
-from conftest import GCP_FIXTURE
 
+import support
 from archform.render.targets.fleet import render_fleet
 from archform.spec import InferenceFleet, load_paths
+from conftest import GCP_FIXTURE
 
 SOURCES = [p for p in support.bundled_blueprints()
            if load_paths([p]).of_kind(InferenceFleet)] + [GCP_FIXTURE]
@@ -56,7 +56,8 @@ def test_same_bytes_in_a_subprocess_with_other_hash_seeds() -> None:
     )
     for seed in ("0", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed,
-               "PYTHONPATH": str(support.ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+               "PYTHONPATH": os.pathsep.join([str(support.ROOT / "src"),
+                                              os.environ.get("PYTHONPATH", "")])}
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True, timeout=120)
         assert __import__("json").loads(out.stdout) == here

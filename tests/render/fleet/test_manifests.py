@@ -6,12 +6,12 @@ import copy
 from pathlib import Path
 
 import pytest
-import support
-from conftest import fleet_cases
 
+import support
 from archform.render.generate import build_files
 from archform.render.targets.fleet import fleet_data
 from archform.render.targets.k8s_objects import fleet_objects
+from conftest import fleet_cases
 
 CASES = fleet_cases()
 
@@ -40,7 +40,8 @@ def test_every_object_passes_strict_validation(case) -> None:
 def _deployment() -> tuple[dict, str]:
     fleet, _ = CASES[0].load()
     objs = next(iter(fleet_objects(fleet_data(fleet)).values()))
-    return copy.deepcopy(next(o for o in objs if o["kind"] == "Deployment")), fleet.kubernetes.version
+    dep = next(o for o in objs if o["kind"] == "Deployment")
+    return copy.deepcopy(dep), fleet.kubernetes.version
 
 
 def _scaled_object() -> dict:

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import support
-from conftest import Case, fleet_cases
 
+import support
 from archform.render.generate import build_files
 from archform.render.targets.fleet_view import fleet_view
+from conftest import Case, fleet_cases
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -152,7 +152,7 @@ def test_no_public_api_access(ran: Any) -> None:
 
 
 def test_serving_objects_probe_spread_pdb_autoscaler(ran: Any) -> None:
-    fleet, view, run = ran
+    fleet, _, run = ran
     regions = len(fleet.placement.all_regions)
     per_node = fleet.gpu_pool.gpu.per_node if fleet.gpu_pool.gpu else 1
     tp = fleet.server.tensor_parallel
@@ -165,13 +165,15 @@ def test_serving_objects_probe_spread_pdb_autoscaler(ran: Any) -> None:
         assert server["startupProbe"]["httpGet"]["path"] == "/v1/models"
         assert server["livenessProbe"]["httpGet"]["path"] == "/health"
         startup = server["startupProbe"]
-        assert startup["failureThreshold"] * startup["periodSeconds"] >= fleet.server.load_time_seconds
+        budget = startup["failureThreshold"] * startup["periodSeconds"]
+        assert budget >= fleet.server.load_time_seconds
         assert server["resources"]["limits"]["nvidia.com/gpu"] == str(tp)
-        assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in pod["tolerations"]
+        gpu_toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+        assert gpu_toleration in pod["tolerations"]
         zone = [c for c in pod["topologySpreadConstraints"]
                 if c["topologyKey"] == "topology.kubernetes.io/zone"]
         assert zone and zone[0]["whenUnsatisfiable"] == "ScheduleAnyway"
-        shm = [v for v in pod["volumes"] if v["name"] == "dshm"][0]
+        shm = next(v for v in pod["volumes"] if v["name"] == "dshm")
         assert shm["emptyDir"]["medium"] == "Memory"
         assert pod["terminationGracePeriodSeconds"] > 90 + 15
         fetch = pod["initContainers"][0]["command"][-1]

@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-import support
-from conftest import GCP_FIXTURE
 
+import support
 from archform.render.targets.fleet import render_fleet
 from archform.spec import InferenceFleet, load_paths
+from conftest import GCP_FIXTURE
 
 pytestmark = [pytest.mark.integration]
 
@@ -94,7 +94,8 @@ def ansible_dir(tmp_path: Path) -> Iterator[Path]:
     yield _ansible_dir(tmp_path)
 
 
-def _play(ansible_dir: Path, endpoints: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+def _play(ansible_dir: Path, endpoints: dict[str, str],
+          *extra: str) -> subprocess.CompletedProcess[str]:
     (ansible_dir / "endpoints.json").write_text(json.dumps({"endpoints": endpoints}))
     return subprocess.run(
         ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",

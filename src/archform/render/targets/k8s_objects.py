@@ -66,7 +66,8 @@ def _fetch_script(provider: str, uri: str) -> str:
 def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     s, m = v["server"], v["model"]
     port, tp = str(s["port"]), str(s["tp"])
-    offline = [{"name": "HF_HUB_OFFLINE", "value": "1"}, {"name": "TRANSFORMERS_OFFLINE", "value": "1"}]
+    offline = [{"name": "HF_HUB_OFFLINE", "value": "1"},
+               {"name": "TRANSFORMERS_OFFLINE", "value": "1"}]
     if s["kind"] == "vllm":
         return [
             "--model", "/models/weights", "--served-model-name", m["name"],
@@ -178,16 +179,18 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                     "serviceAccountName": SERVICE_ACCOUNT,
                     "terminationGracePeriodSeconds": PRESTOP_SLEEP_S + DRAIN_S + 15,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
-                    "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                        "nodeSelectorTerms": [{"matchExpressions": [
-                            {"key": GPU_POOL_LABEL, "operator": "In", "values": ["gpu"]}]}]}}},
+                    "affinity": {"nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": GPU_POOL_LABEL, "operator": "In",
+                                                   "values": ["gpu"]}]}]}}},
                     "tolerations": tolerations,
                     "topologySpreadConstraints": spread,
                     "initContainers": [fetch],
                     "containers": [container],
                     "volumes": [
                         {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
-                        {"name": "models", "emptyDir": {"sizeLimit": f"{v['model']['cache_gib']}Gi"}},
+                        {"name": "models",
+                         "emptyDir": {"sizeLimit": f"{v['model']['cache_gib']}Gi"}},
                     ],
                 },
             },

@@ -74,7 +74,8 @@ def check_file(path: Path, version: str) -> list[str]:
     from ruamel.yaml import YAML
 
     problems: list[str] = []
-    docs = [d for d in YAML(typ="safe", pure=True).load_all(path.read_text("utf-8")) if d is not None]
+    loaded = YAML(typ="safe", pure=True).load_all(path.read_text("utf-8"))
+    docs = [d for d in loaded if d is not None]
     if not docs:
         return ["no objects in file"]
     for obj in docs:

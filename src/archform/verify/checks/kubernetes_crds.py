@@ -16,8 +16,8 @@ from typing import Any
 
 _STR: dict[str, Any] = {"type": "string"}
 _INT: dict[str, Any] = {"type": "integer"}
-_DNS = {"type": "string", "pattern": r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-        "maxLength": 253}
+_DNS = {"type": "string", "maxLength": 253,
+        "pattern": r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"}
 _MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 
 
@@ -45,7 +45,8 @@ def _resource(api_version: str, kind: str, spec: dict[str, Any] | None) -> dict[
 
 _POLICY = _obj({"type": {"enum": ["Pods", "Percent"]}, "value": _INT, "periodSeconds": _INT},
                ("type", "value", "periodSeconds"))
-_RULES = _obj({"stabilizationWindowSeconds": _INT, "selectPolicy": {"enum": ["Max", "Min", "Disabled"]},
+_RULES = _obj({"stabilizationWindowSeconds": _INT,
+               "selectPolicy": {"enum": ["Max", "Min", "Disabled"]},
                "policies": {"type": "array", "items": _POLICY}})
 _BEHAVIOR = _obj({"scaleUp": _RULES, "scaleDown": _RULES})
 
