@@ -14,6 +14,7 @@ from typing import Any
 
 from archform.estimate.inference import weights_gib
 from archform.spec.catalog import load_catalog
+from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
 
 GPU_POOL_LABEL = "archform.io/pool"
@@ -102,9 +103,10 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
     per_node = gpu.per_node if gpu else 1
     tp = fleet.server.tensor_parallel
     if tp > per_node:
-        raise ValueError(
-            f"{fleet.name}: tensor_parallel {tp} exceeds the {per_node} GPUs of one "
-            f"{fleet.gpu_pool.instance_type} node (multi-node replicas are not generated)"
+        raise UsageError(
+            f"{fleet.name}: server.tensor_parallel {tp} exceeds the {per_node} GPUs of one "
+            f"{fleet.gpu_pool.instance_type} node; multi-node replicas are not generated",
+            "lower tensor_parallel or choose an instance type with more GPUs",
         )
     replicas_per_node = per_node // tp
     gpu_info = catalog.instance(fleet.gpu_pool.instance_type)

@@ -264,7 +264,9 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
             "cooldownPeriod": 360,
             "minReplicaCount": r["min"],
             "maxReplicaCount": r["max"],
-            "fallback": {"failureThreshold": 3, "replicas": r["min"]},
+            # No `fallback`: on scaler errors KEDA would jump to a fixed count (the vLLM
+            # production-stack default is 2), scaling a busy fleet down when Prometheus
+            # restarts; without it the HPA keeps the current count until metrics return.
             "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
                 "scaleUp": {"stabilizationWindowSeconds": 0,
                             "policies": [{"type": "Pods", "value": 4, "periodSeconds": 60}]},

@@ -32,7 +32,9 @@ VALUES: dict[str, dict[str, Any]] = {
     "prometheus": {
         "alertmanager": {"enabled": False},
         "prometheus-pushgateway": {"enabled": False},
-        "server": {"retention": "15d", "persistentVolume": {"size": "50Gi"}},
+        # Metrics only drive autoscaling here: short retention on an emptyDir, so nothing
+        # depends on a storage class or CSI driver being installed.
+        "server": {"retention": "2d", "persistentVolume": {"enabled": False}},
     },
     "nvidia-device-plugin": {
         "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},

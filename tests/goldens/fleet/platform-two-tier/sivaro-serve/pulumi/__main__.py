@@ -200,7 +200,7 @@ def region_stack(r: dict) -> dict:
         repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo="https://kubernetes.github.io/autoscaler"),
         values={"autoDiscovery": {"clusterName": r["cluster"]}, "awsRegion": region,
                 "rbac": {"serviceAccount": {"name": "cluster-autoscaler"}},
-                "extraArgs": {"balance-similar-node-groups": True, "expander": "priority,least-waste"}},
+                "extraArgs": {"balance-similar-node-groups": True, "expander": "least-waste"}},
         atomic=True, opts=pulumi.ResourceOptions(provider=provider, depends_on=ready))
     addons = workload.addons(region, provider, ["keda", "prometheus", "nvidia-device-plugin"], ready)
     objs = workload.serving(region, OBJECTS[region], provider, addons)
