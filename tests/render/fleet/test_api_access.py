@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import support
-from conftest import GCP_FIXTURE, PROVIDERS, _dump, variant
 from ruamel.yaml import YAML
 
+import support
 from archform.render.generate import build_files
 from archform.render.targets.fleet_view import fleet_view
 from archform.spec import InferenceFleet, UsageError, load_text
+from conftest import GCP_FIXTURE, PROVIDERS, _dump, variant
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
