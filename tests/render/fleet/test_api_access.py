@@ -80,3 +80,42 @@ def test_tensor_parallel_larger_than_a_node_is_a_usage_error() -> None:
     assert isinstance(doc.model, InferenceFleet)
     with pytest.raises(UsageError, match="tensor_parallel 4 exceeds the 2 GPUs"):
         fleet_view(doc.model)
+
+
+@pytest.mark.parametrize(("provider", "zones"), [("aws", ["zone-b"]), ("gcp", ["us-central1-b"]),
+                                                 ("azure", ["2"])])
+def test_gpu_zones_config_pins_the_gpu_pools(provider: str, zones: list[str],
+                                             tmp_path: Path) -> None:
+    support.require_module("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native",
+                           "pulumi_kubernetes")
+    from archform.verify.pulumi_mock import run_program
+
+    raw = variant(RAW, provider) if provider != "gcp" else dict(RAW)
+    fleet = load_text(_dump(raw)).of_kind(InferenceFleet)[0].model
+    assert isinstance(fleet, InferenceFleet)
+    first = fleet.placement.all_regions[0]
+    for f in build_files(load_text(_dump(raw))):
+        path = tmp_path / f.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(f.content)
+    config = {"gpuZones": json.dumps({first: zones}), "dnsZoneId": "Z1", "dnsName": "a.example"}
+    run = run_program(tmp_path / "pulumi", config)
+    if provider == "aws":
+        subnets = {r.name: r.inputs for r in run.of_type("aws:ec2/subnet:Subnet")}
+        key = first.replace("-", "")
+        pools = [r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
+                 if r.name.startswith(key) and "NVIDIA" in r.inputs["amiType"]]
+        for pool in pools:
+            assert pool.inputs["subnetIds"] == [f"{key}-private-1-id"]
+        assert subnets[f"{key}-private-1"]["availabilityZone"] == "zone-b"
+        system = next(r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
+                      if r.name == f"{key}-system")
+        assert len(system.inputs["subnetIds"]) == 3
+    elif provider == "gcp":
+        pools = [r for r in run.of_type("gcp:container/nodePool:NodePool")
+                 if r.inputs["nodeConfig"].get("guestAccelerators")]
+        pinned = [p for p in pools if p.inputs.get("nodeLocations") == zones]
+        assert len(pinned) == 2  # the on-demand floor and the spot pool of the first region
+    else:
+        pools = run.of_type("azure-native:containerservice:AgentPool")
+        assert sorted(len(p.inputs["availabilityZones"]) for p in pools) == [1, 1, 3, 3, 3, 3]

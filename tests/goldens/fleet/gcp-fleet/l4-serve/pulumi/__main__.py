@@ -21,6 +21,9 @@ LABELS = {"archform-fleet": NAME}
 POOL_LABEL = "archform.io/pool"
 project = gcp.organizations.get_project()
 PROJECT, NUMBER = project.project_id, project.number
+# Optional {"<region>": ["<zone>", ...]}: zones that have the accelerator (not every zone of
+# a region has every GPU); default: the cluster's zones.
+GPU_ZONES: dict = pulumi.Config().get_object("gpuZones") or {}
 
 network = gcp.compute.Network("network", name=f"{NAME}-net", auto_create_subnetworks=False,
                               routing_mode="GLOBAL")
@@ -116,6 +119,7 @@ def region_stack(r: dict) -> dict:
         management={"auto_repair": True, "auto_upgrade": True})
     pools = [gcp.container.NodePool(
         f"{key}-{p['name']}", name=p["name"], cluster=cluster.id, location=region,
+        node_locations=GPU_ZONES.get(region),
         autoscaling={"total_min_node_count": p["min"], "total_max_node_count": p["max"],
                      "location_policy": "ANY" if p["spot"] else "BALANCED"},
         node_config=node_config(FLEET["gpu_instance"], gpu=True, spot=p["spot"]),

@@ -23,6 +23,9 @@ ZONES = ["1", "2", "3"]
 # Built-in role "Storage Blob Data Reader" (Azure built-in roles reference).
 BLOB_READER = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
 config = pulumi.Config()
+# Optional {"<region>": ["1", ...]}: availability zones offering the GPU VM size (not every
+# size is zonal everywhere); default: zones 1-3.
+GPU_ZONES: dict = config.get_object("gpuZones") or {}
 client = azure.authorization.get_client_config()
 
 
@@ -41,7 +44,8 @@ def gpu_pool(r: dict, rg: azure.resources.ResourceGroup, cluster: azure.containe
         f"{r['key']}-{p['name']}", resource_group_name=rg.name, resource_name_=cluster.name,
         agent_pool_name=p["name"], mode="User", vm_size=FLEET["gpu_instance"], os_type="Linux",
         count=p["min"], enable_auto_scaling=True, min_count=p["min"], max_count=p["max"],
-        availability_zones=ZONES, orchestrator_version=FLEET["k8s_version"],
+        availability_zones=GPU_ZONES.get(r["name"], ZONES),
+        orchestrator_version=FLEET["k8s_version"],
         os_disk_size_gb=100 + FLEET["model"]["cache_gib"], enable_node_public_ip=False,
         node_labels={POOL_LABEL: "gpu", "nvidia.com/gpu.present": "true"},
         node_taints=["nvidia.com/gpu=present:NoSchedule"],

@@ -20,6 +20,9 @@ NAME = FLEET["name"]
 TAGS = {"archform:fleet": NAME}
 POOL_LABEL = "archform.io/pool"
 config = pulumi.Config()
+# Optional {"<region>": ["<zone>", ...]}: zones that have the GPU instance type (capacity
+# differs by zone); default: the first three zones of the region.
+GPU_ZONES: dict = config.get_object("gpuZones") or {}
 
 
 def _role(name: str, service: str, policies: list[str]) -> aws.iam.Role:
@@ -54,7 +57,7 @@ aws.iam.RolePolicy(f"{NAME}-autoscaler", role=autoscaler_role.id, policy=json.du
         "ec2:GetInstanceTypesFromInstanceRequirements", "eks:DescribeNodegroup"]}]}))
 
 
-def network(r: dict) -> tuple[list[pulumi.Output[str]], aws.ec2.Vpc]:
+def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc]:
     """VPC with a public (NAT, load balancers) and a private (nodes) subnet in 3 zones."""
     region, key = r["name"], r["key"]
     zones = aws.get_availability_zones(region=region, state="available").names[:3]
@@ -64,7 +67,7 @@ def network(r: dict) -> tuple[list[pulumi.Output[str]], aws.ec2.Vpc]:
     public_rt = aws.ec2.RouteTable(f"{key}-public", region=region, vpc_id=vpc.id, routes=[
         aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)], tags=TAGS)
     octet = r["vpc_cidr"].split(".")[1]
-    private: list[pulumi.Output[str]] = []
+    private: dict[str, pulumi.Output[str]] = {}
     for i, zone in enumerate(zones):
         pub = aws.ec2.Subnet(f"{key}-public-{i}", region=region, vpc_id=vpc.id,
                              availability_zone=zone, cidr_block=f"10.{octet}.{i * 16}.0/20",
@@ -81,7 +84,7 @@ def network(r: dict) -> tuple[list[pulumi.Output[str]], aws.ec2.Vpc]:
             aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)], tags=TAGS)
         aws.ec2.RouteTableAssociation(f"{key}-private-{i}", region=region, subnet_id=priv.id,
                                       route_table_id=rt.id)
-        private.append(priv.id)
+        private[zone] = priv.id
     return private, vpc
 
 
@@ -153,7 +156,12 @@ def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, g
 
 def region_stack(r: dict) -> dict:
     region, key = r["name"], r["key"]
-    subnets, vpc = network(r)
+    by_zone, vpc = network(r)
+    subnets = list(by_zone.values())
+    wanted = GPU_ZONES.get(region)
+    gpu_subnets = [by_zone[z] for z in wanted if z in by_zone] if wanted else subnets
+    if not gpu_subnets:
+        raise ValueError(f"gpuZones for {region} names none of its zones {sorted(by_zone)}")
     if r["replica_bucket"]:
         replica_bucket(r)
     kms = aws.kms.Key(f"{key}-eks", region=region, enable_key_rotation=True,
@@ -180,7 +188,7 @@ def region_stack(r: dict) -> dict:
                         instance=FLEET["system_pool"]["instance"],
                         lo=FLEET["system_pool"]["nodes"], hi=FLEET["system_pool"]["nodes"] + 2,
                         deps=[])
-    gpu_pools = [node_group(r, cluster, subnets, p["name"], gpu=True, spot=p["spot"],
+    gpu_pools = [node_group(r, cluster, gpu_subnets, p["name"], gpu=True, spot=p["spot"],
                             instance=FLEET["gpu_instance"], lo=p["min"], hi=p["max"],
                             deps=[system]) for p in FLEET["gpu_pools"]]
     agent = aws.eks.Addon(f"{key}-pod-identity", region=region, cluster_name=cluster.name,
