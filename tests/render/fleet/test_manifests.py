@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,32 @@ def test_verify_check_passes_generated_tree_and_fails_tampered_one(tmp_path: Pat
     failed = [r for r in verify_tree(root) if r.status == "failed"]
     assert [r.artifact for r in failed] == [pdb.relative_to(root).as_posix()]
     assert "no schema" in failed[0].detail
+
+
+def test_generate_then_verify_via_the_cli(tmp_path: Path) -> None:
+    support.require_module("kubernetes_validate")
+    out = tmp_path / "out"
+    gen = support.run_cli(["generate", str(support.BLUEPRINTS / "platform-two-tier.yaml"),
+                           "-o", str(out)])
+    assert gen.returncode == 0, gen.stderr
+    assert (out / "sivaro-serve" / "pulumi" / "__main__.py").is_file()
+    ver = support.run_cli(["verify", str(out), "--format", "json"])
+    results = [r for r in json.loads(ver.stdout) if r["check"] == "kubernetes-validate"]
+    assert len(results) == 3 * 6
+    assert {r["status"] for r in results} == {"passed"}
+
+
+def test_help_and_estimate_do_not_import_heavy_packages() -> None:
+    code = ("import sys; from archform.cli import app\n"
+            "try:\n    app(['estimate', '--help'], standalone_mode=False)\n"
+            "except SystemExit:\n    pass\n"
+            "heavy = [m for m in ('pulumi', 'kubernetes_validate', 'ansible') if m in sys.modules]\n"
+            "print('HEAVY=' + ','.join(heavy))")
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(support.ROOT / "src")}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
