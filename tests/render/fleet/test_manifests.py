@@ -129,7 +129,8 @@ def test_help_and_estimate_do_not_import_heavy_packages() -> None:
     code = ("import sys; from archform.cli import app\n"
             "try:\n    app(['estimate', '--help'], standalone_mode=False)\n"
             "except SystemExit:\n    pass\n"
-            "heavy = [m for m in ('pulumi', 'kubernetes_validate', 'ansible') if m in sys.modules]\n"
+            "heavy = [m for m in ('pulumi', 'kubernetes_validate', 'ansible')\n"
+            "         if m in sys.modules]\n"
             "print('HEAVY=' + ','.join(heavy))")
     import os
     import subprocess
