@@ -140,3 +140,53 @@ def test_help_and_estimate_do_not_import_heavy_packages() -> None:
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           check=True, timeout=60)
     assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
+
+
+READY = {"vllm": "/v1/models", "tgi": "/health", "triton": "/v2/health/ready",
+         "nim": "/v1/health/ready"}
+
+
+@pytest.mark.parametrize("kind", sorted(READY))
+@pytest.mark.parametrize("metric", ["queue_depth", "requests_per_second", "kv_cache_usage",
+                                    "gpu_utilization"])
+def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: str) -> None:
+    from ruamel.yaml import YAML
+
+    from archform.spec import InferenceFleet, load_text
+    from conftest import GCP_FIXTURE, _dump
+
+    raw = YAML(typ="safe", pure=True).load(GCP_FIXTURE.read_text("utf-8"))
+    raw["server"]["kind"] = kind
+    raw["autoscaling"] = {"metric": metric, "target": 0.8 if metric != "queue_depth" else 8}
+    fleet = load_text(_dump(raw)).of_kind(InferenceFleet)[0].model
+    view = fleet_data(fleet)  # type: ignore[arg-type]
+    for objs in fleet_objects(view).values():
+        for obj in objs:
+            assert _validate(obj, "1.30") is None
+        dep = next(o for o in objs if o["kind"] == "Deployment")
+        server = dep["spec"]["template"]["spec"]["containers"][0]
+        assert server["readinessProbe"]["httpGet"]["path"] == READY[kind]
+        assert server["startupProbe"]["httpGet"]["path"] == READY[kind]
+        assert server["livenessProbe"]["httpGet"]["path"] != READY[kind]
+        scaler = next(o for o in objs if o["kind"] == "ScaledObject")
+        trigger = scaler["spec"]["triggers"][0]
+        assert trigger["metadata"]["query"].endswith(")")
+        assert trigger["metricType"] == ("AverageValue" if metric in (
+            "queue_depth", "requests_per_second") else "Value")
+        assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")
+
+
+def test_kubernetes_check_skips_without_kubernetes_validate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from archform.verify.checks import kubernetes as check
+
+    root = _write(CASES[0], tmp_path / "out")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(check.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "kubernetes_validate" else real(name, *a))
+    results = check.CHECK.run(root)
+    assert [r.status for r in results] == ["skipped"]
+    assert "not installed" in results[0].detail
