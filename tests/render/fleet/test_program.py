@@ -238,3 +238,33 @@ def test_one_global_entry_point(ran: Any) -> None:
         assert len(origins) == regions
         group = run.of_type("azure-native:cdn:AFDOriginGroup")[0]
         assert group.inputs["healthProbeSettings"]["probePath"] == "/v1/models"
+
+
+def test_storage_and_node_volumes_encrypted(ran: Any) -> None:
+    _, view, run = ran
+    if view["provider"] == "aws":
+        templates = run.of_type("aws:ec2/launchTemplate:LaunchTemplate")
+        groups = run.of_type("aws:eks/nodeGroup:NodeGroup")
+        assert len(templates) == len(groups)
+        for t in templates:
+            assert all(b["ebs"]["encrypted"] == "true" for b in t.inputs["blockDeviceMappings"])
+            assert t.inputs["metadataOptions"]["httpTokens"] == "required"
+        for c in run.of_type("aws:eks/cluster:Cluster"):
+            assert c.inputs["encryptionConfig"]["resources"] == ["secrets"]
+        buckets = run.of_type("aws:s3/bucket:Bucket")
+        sse = run.of_type("aws:s3/bucketServerSideEncryptionConfiguration:"
+                          "BucketServerSideEncryptionConfiguration")
+        blocks = run.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
+        assert len(buckets) == len(sse) == len(blocks)
+    elif view["provider"] == "gcp":
+        for b in run.of_type("gcp:storage/bucket:Bucket"):
+            assert b.inputs["publicAccessPrevention"] == "enforced"
+            assert b.inputs["uniformBucketLevelAccess"] is True
+    else:
+        for a in run.of_type("azure-native:storage:StorageAccount"):
+            assert a.inputs["allowBlobPublicAccess"] is False
+            assert a.inputs["encryption"]["services"]["blob"]["enabled"] is True
+    replicas = [r for r in view["regions"] if r["replica_bucket"]]
+    token = {"aws": "aws:s3/bucket:Bucket", "gcp": "gcp:storage/bucket:Bucket",
+             "azure": "azure-native:storage:StorageAccount"}[view["provider"]]
+    assert len(run.of_type(token)) == len(replicas)

@@ -131,9 +131,27 @@ def replica_bucket(r: dict) -> None:
                             versioning_configuration={"status": "Enabled"})
 
 
+def launch_template(r: dict, name: str, disk_gib: int) -> aws.ec2.LaunchTemplate:
+    """Encrypted gp3 root volume (weights cache + images) and IMDSv2 only, hop limit 1 (pods
+    use EKS Pod Identity, never the node's role)."""
+    return aws.ec2.LaunchTemplate(
+        f"{r['key']}-{name}", region=r["name"],
+        block_device_mappings=[{"device_name": "/dev/xvda", "ebs": {
+            # The account's aws/ebs key: a customer key would also need a key-policy grant
+            # for the Auto Scaling service-linked role, or instances fail to launch.
+            "volume_size": disk_gib, "volume_type": "gp3", "encrypted": "true",
+            "delete_on_termination": "true"}}],
+        metadata_options={"http_endpoint": "enabled", "http_tokens": "required",
+                          "http_put_response_hop_limit": 1},
+        tag_specifications=[{"resource_type": "instance", "tags": TAGS}],
+        tags=TAGS,
+    )
+
+
 def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, gpu: bool,
                spot: bool, instance: str, lo: int, hi: int, deps: list) -> aws.eks.NodeGroup:
     labels = {POOL_LABEL: "gpu" if gpu else "system"}
+    template = launch_template(r, name, 100 + FLEET["model"]["cache_gib"] if gpu else 50)
     if gpu:
         labels["nvidia.com/gpu.present"] = "true"
     return aws.eks.NodeGroup(
@@ -141,7 +159,7 @@ def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, g
         node_group_name=name, node_role_arn=node_role.arn, subnet_ids=subnets,
         instance_types=[instance], capacity_type="SPOT" if spot else "ON_DEMAND",
         ami_type="AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD",
-        disk_size=100 + FLEET["model"]["cache_gib"] if gpu else 50,
+        launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         scaling_config={"desired_size": max(lo, 1) if not gpu else lo, "min_size": lo,
                         "max_size": hi},
         update_config={"max_unavailable": 1},
