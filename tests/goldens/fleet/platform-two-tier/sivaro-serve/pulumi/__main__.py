@@ -25,6 +25,11 @@ config = pulumi.Config()
 GPU_ZONES: dict = config.get_object("gpuZones") or {}
 
 
+# Policy attachments per role: EKS needs them in place before the cluster or a node group
+# is created (nodes without AmazonEKSWorkerNodePolicy never join), so those wait on them.
+ATTACHED: dict[str, list[pulumi.Resource]] = {}
+
+
 def _role(name: str, service: str, policies: list[str]) -> aws.iam.Role:
     role = aws.iam.Role(
         name,
@@ -34,8 +39,8 @@ def _role(name: str, service: str, policies: list[str]) -> aws.iam.Role:
             else "sts:AssumeRole"}]}),
         tags=TAGS,
     )
-    for i, arn in enumerate(policies):
-        aws.iam.RolePolicyAttachment(f"{name}-{i}", role=role.name, policy_arn=arn)
+    ATTACHED[name] = [aws.iam.RolePolicyAttachment(f"{name}-{i}", role=role.name, policy_arn=arn)
+                      for i, arn in enumerate(policies)]
     return role
 
 
@@ -168,7 +173,8 @@ def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, g
         else None,
         tags=TAGS,
         # The cluster autoscaler owns desired_size after creation.
-        opts=pulumi.ResourceOptions(depends_on=deps, ignore_changes=["scalingConfig.desiredSize"]),
+        opts=pulumi.ResourceOptions(depends_on=[*deps, *ATTACHED[f"{NAME}-node"]],
+                                    ignore_changes=["scalingConfig.desiredSize"]),
     )
 
 
@@ -195,6 +201,7 @@ def region_stack(r: dict) -> dict:
         encryption_config={"resources": ["secrets"], "provider": {"key_arn": kms.arn}},
         enabled_cluster_log_types=["api", "audit", "authenticator"],
         tags=TAGS,
+        opts=pulumi.ResourceOptions(depends_on=ATTACHED[f"{NAME}-cluster"]),
     )
     # The private endpoint admits only the blueprint's API CIDRs (HTTPS).
     for i, cidr in enumerate(FLEET["api_cidrs"]):
