@@ -29,8 +29,11 @@ SERVICE_ACCOUNT = "model-reader"
 # TGI /health, Triton /v2/health/ready, NIM /v1/health/ready are each server's documented
 # "ready" routes; their metric names are from the servers' metric docs [unverified here].
 SERVERS: dict[str, dict[str, str]] = {
+    # vLLM renamed gpu_cache_usage_perc to kv_cache_usage_perc (vLLM metrics doc); the query
+    # takes whichever the pinned image exports ("a|b" -> PromQL `a or b`).
     "vllm": {"ready": "/v1/models", "live": "/health", "queue": "vllm:num_requests_waiting",
-             "kv": "vllm:gpu_cache_usage_perc", "ok": "vllm:request_success_total"},
+             "kv": "vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc",
+             "ok": "vllm:request_success_total"},
     "tgi": {"ready": "/health", "live": "/info", "queue": "tgi_queue_size",
             "kv": "tgi_batch_current_size", "ok": "tgi_request_success"},
     "triton": {"ready": "/v2/health/ready", "live": "/v2/health/live",
@@ -55,6 +58,8 @@ def _fetch_script(provider: str, uri: str) -> str:
         return f'gcloud storage rsync --recursive "{uri}" /models/weights'
     account, _, rest = uri.removeprefix("https://").partition(".blob.core.windows.net/")
     container, _, prefix = rest.partition("/")
+    # `az login --identity` uses the node pool's kubelet identity, the only identity AKS
+    # assigns to the node VM scale set when no add-on identities are enabled (as here).
     return (
         "az login --identity --output none && "
         f'az storage blob download-batch --auth-mode login --account-name "{account}" '
@@ -249,7 +254,7 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
     queries = {
         "queue_depth": (f"sum({m['queue']}{sel})", "AverageValue"),
         "requests_per_second": (f"sum(rate({m['ok']}{sel}[1m]))", "AverageValue"),
-        "kv_cache_usage": (f"avg({m['kv']}{sel})", "Value"),
+        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m['kv'].split('|'))})", "Value"),
         "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
     }
     query, metric_type = queries[metric]
