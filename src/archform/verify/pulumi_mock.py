@@ -79,6 +79,7 @@ _MOCK_CA = "bW9jay1jYQ=="  # base64("mock-ca")
 # Provider-computed outputs some programs read (e.g. to build a kubeconfig or a DNS record);
 # values are deterministic placeholders.
 _TYPE_OUTPUTS: dict[str, dict[str, Any]] = {
+    "aws:globalaccelerator/accelerator:Accelerator": {"hostedZoneId": "Z2BJ6XQ5FK7U4H"},
     "aws:eks/cluster:Cluster": {
         "certificateAuthority": {"data": _MOCK_CA},
         "vpcConfig": lambda n: {"clusterSecurityGroupId": f"{n}-sg"},
@@ -135,6 +136,9 @@ def run_program(
                 return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
             if token.endswith("getRegion"):
                 return {"name": "mock-region", "region": "mock-region"}
+            if token == "aws:lb/getLoadBalancer:getLoadBalancer":
+                arn = "arn:aws:elasticloadbalancing:mock:000000000000:loadbalancer/net/mock/0"
+                return {"arn": arn, "dnsName": "mock-nlb.elb.mock.amazonaws.com"}
             if token.endswith("listManagedClusterUserCredentials"):
                 # base64 of "apiVersion: v1\nkind: Config\n"
                 kubeconfig = "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="

@@ -213,7 +213,8 @@ def test_one_global_entry_point(ran: Any) -> None:
     fleet, view, run = ran
     regions = len(fleet.placement.all_regions)
     entry = {
-        "aws": ["aws:route53/record:Record"],
+        "aws": ["aws:globalaccelerator/accelerator:Accelerator",
+                "aws:globalaccelerator/listener:Listener"],
         "gcp": ["kubernetes:gateway.networking.k8s.io/v1:Gateway",
                 "gcp:compute/globalAddress:GlobalAddress"],
         "azure": ["azure-native:cdn:Profile", "azure-native:cdn:AFDEndpoint"],
@@ -223,16 +224,19 @@ def test_one_global_entry_point(ran: Any) -> None:
         found = run.of_type(token)
         if not wanted:
             assert found == []
-        elif token == "aws:route53/record:Record":
-            assert len(found) == regions
-            assert {r.inputs["name"] for r in found} == {"api.example.com"}
-            assert sorted(r.inputs["latencyRoutingPolicies"][0]["region"] for r in found) == \
-                sorted(fleet.placement.all_regions)
-            assert all(r.inputs.get("healthCheckId") for r in found)
         else:
             assert len(found) == 1, token
     if wanted:
         assert "global_endpoint" in run.outputs
+    if wanted and view["provider"] == "aws":
+        groups = run.of_type("aws:globalaccelerator/endpointGroup:EndpointGroup")
+        assert sorted(g.inputs["endpointGroupRegion"] for g in groups) == \
+            sorted(fleet.placement.all_regions)
+        for g in groups:
+            assert g.inputs["healthCheckPath"] == "/v1/models"
+            assert g.inputs["endpointConfigurations"][0]["endpointId"].startswith("arn:aws:")
+        records = run.of_type("aws:route53/record:Record")
+        assert [r.inputs["name"] for r in records] == ["api.example.com"]
     if wanted and view["provider"] == "azure":
         origins = run.of_type("azure-native:cdn:AFDOrigin")
         assert len(origins) == regions
