@@ -140,8 +140,7 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         "api_public_cidrs": [] if private_api else [c for c in cidrs
                                                     if not ipaddress.ip_network(c).is_private],
         "regions": regions,
-        "global_lb": bool(fleet.traffic and fleet.traffic.global_load_balancer)
-        and len(regions) >= 1,
+        "global_lb": bool(fleet.traffic and fleet.traffic.global_load_balancer),
         "model": {
             "name": fleet.model.name,
             "source": fleet.model.source,
