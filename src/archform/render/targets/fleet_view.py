@@ -63,12 +63,14 @@ def replica_uri(fleet: InferenceFleet, region: str) -> str:
 
 def replica_bucket(fleet: InferenceFleet, region: str) -> str:
     """Name of the per-region replica bucket (Azure: storage account, 3-24 lowercase alnum)."""
+    # Bucket and storage-account names are global across all customers: a stable hash of
+    # fleet and region makes a clash with someone else's bucket unlikely.
+    digest = hashlib.sha256(f"{fleet.name}/{region}".encode()).hexdigest()[:6]
     if fleet.placement.provider == "azure":
-        # 8 of the fleet + 10 of the region + 6 of a hash of both: unique per fleet and region.
-        digest = hashlib.sha256(f"{fleet.name}/{region}".encode()).hexdigest()[:6]
+        # 8 of the fleet + 10 of the region + the hash: 3-24 lowercase letters and digits.
         name, where = (re.sub(r"[^a-z0-9]", "", x) for x in (fleet.name, region))
         return f"{name[:8]}{where[:10]}{digest}"
-    return f"{fleet.name}-models-{region}"[:63]
+    return f"{fleet.name[:30]}-{region}-{digest}"
 
 
 def _bucket_of(uri: str) -> str:
