@@ -123,7 +123,7 @@ def test_price_table_is_dated_and_covers_the_bundled_fleets() -> None:
 
 
 @pytest.mark.parametrize("args", [["--utilization", "7"], ["--format", "xml"],
-                                  ["--tokens-per-gpu", "-1"]])
+                                  ["--tokens-per-gpu", "-1"], ["--gpu", "X9000"]])
 def test_bad_options_exit_2(args: list[str]) -> None:
     proc = support.run_cli(["estimate", str(A10), *args])
     assert proc.returncode == 2

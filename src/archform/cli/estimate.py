@@ -136,6 +136,13 @@ def estimate(
             fail(f"--utilization {utilization} is not a fraction", "e.g. --utilization 0.92")
         if tokens_per_gpu is not None and tokens_per_gpu <= 0:
             fail("--tokens-per-gpu must be positive")
+        if gpu is not None:
+            from archform.estimate.inference import USABLE_GIB
+            from archform.spec.catalog import load_catalog
+
+            if gpu not in USABLE_GIB and load_catalog().gpu(gpu) is None:
+                known = ", ".join(sorted(load_catalog().gpus))
+                fail(f"unknown GPU model {gpu!r}", f"one of {known}")
         blueprints = load_paths(files)
         fleets = [d.model for d in blueprints.of_kind(InferenceFleet)]
         if not fleets:
