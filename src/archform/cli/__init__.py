@@ -9,7 +9,18 @@ from __future__ import annotations
 import typer
 
 from archform import __version__
-from archform.cli import _core, generate, init, lint, plan, rules, schema, validate, verify
+from archform.cli import (
+    _core,
+    estimate,
+    generate,
+    init,
+    lint,
+    plan,
+    rules,
+    schema,
+    validate,
+    verify,
+)
 
 app = typer.Typer(
     name="archform",
@@ -36,7 +47,7 @@ def _root(
     """Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible."""
 
 
-for _module in (validate, lint, rules, schema, init, generate, plan, verify):
+for _module in (validate, lint, rules, schema, init, generate, plan, verify, estimate):
     _module.register(app)
 
 

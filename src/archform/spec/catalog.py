@@ -10,7 +10,6 @@ from importlib import resources
 from typing import Any
 
 
-
 @dataclass(frozen=True, slots=True)
 class GpuInfo:
     """Facts about one GPU model."""

@@ -69,9 +69,9 @@ def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, A
     out.setdefault("selfLink", f"https://mock/{name}")
     out.setdefault("endpoint", f"https://{name}.mock.internal")
     out.setdefault("kubeconfig", "apiVersion: v1\nkind: Config\n")
-    for prefix, extra in _TYPE_OUTPUTS.items():
-        if type_token.startswith(prefix):
-            out.update(extra(name, inputs))
+    extra = _TYPE_OUTPUTS.get(type_token)
+    if extra is not None:
+        out.update(extra(name, inputs))
     return out
 
 
@@ -80,12 +80,41 @@ def _filestore_networks(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return {"networks": nets}
 
 
-# Provider-computed outputs that generated programs read, per type-token prefix.
+_MOCK_CA = "bW9jay1jYQ=="  # base64("mock-ca")
+
+# Provider-computed outputs that generated programs read, per type token;
+# deterministic placeholders.
 _TYPE_OUTPUTS: dict[str, Any] = {
     "gcp:lustre/instance:Instance": lambda name, inputs: {
         "mountPoint": f"10.0.0.30@tcp:/{inputs.get('filesystem', 'mockfs')}"
     },
     "gcp:filestore/instance:Instance": _filestore_networks,
+    "aws:globalaccelerator/accelerator:Accelerator": lambda name, inputs: {
+        "hostedZoneId": "Z2BJ6XQ5FK7U4H"
+    },
+    "aws:eks/cluster:Cluster": lambda name, inputs: {
+        "certificateAuthority": {"data": _MOCK_CA},
+        "vpcConfig": dict(inputs.get("vpcConfig") or {}, clusterSecurityGroupId=f"{name}-sg"),
+    },
+    "gcp:container/cluster:Cluster": lambda name, inputs: {
+        "masterAuth": {"clusterCaCertificate": _MOCK_CA}
+    },
+    "gcp:compute/globalAddress:GlobalAddress": lambda name, inputs: {"address": "203.0.113.10"},
+    "gcp:serviceaccount/account:Account": lambda name, inputs: {
+        "email": f"{name}@mock-project.iam.gserviceaccount.com"
+    },
+    "kubernetes:core/v1:Service": lambda name, inputs: {
+        "status": {"loadBalancer": {"ingress": [{"hostname": f"{name}.lb.mock.internal"}]}}
+    },
+    "azure-native:cdn:AFDEndpoint": lambda name, inputs: {"hostName": f"{name}.mock.azurefd.net"},
+    "azure-native:containerservice:ManagedCluster": lambda name, inputs: {
+        "identityProfile": {
+            "kubeletidentity": {
+                "objectId": "00000000-0000-0000-0000-000000000001",
+                "clientId": "00000000-0000-0000-0000-000000000002",
+            }
+        }
+    },
     "azure-native:storagecache:AmlFilesystem": lambda name, inputs: {
         "clientInfo": {
             "mgsAddress": "10.0.0.40",
@@ -133,9 +162,31 @@ def run_program(
                 return {"accountId": "000000000000", "arn": "arn:mock", "userId": "mock"}
             if token.endswith("getPartition"):
                 return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
+            if token.startswith("gcp:") and token.endswith("getClientConfig"):
+                return {
+                    "project": "mock-project",
+                    "region": "mock-region",
+                    "zone": "mock-zone",
+                    "accessToken": "mock",
+                    "id": "mock",
+                    "defaultLabels": {},
+                }
             if token.endswith("getClientConfig"):
-                return {"project": "mock-project", "region": "mock-region", "zone": "mock-zone",
-                        "accessToken": "mock", "id": "mock", "defaultLabels": {}}
+                return {
+                    "tenantId": "00000000-0000-0000-0000-00000000000a",
+                    "subscriptionId": "00000000-0000-0000-0000-00000000000b",
+                    "clientId": "00000000-0000-0000-0000-00000000000c",
+                    "objectId": "00000000-0000-0000-0000-00000000000d",
+                }
+            if token == "aws:lb/getLoadBalancer:getLoadBalancer":
+                arn = "arn:aws:elasticloadbalancing:mock:000000000000:loadbalancer/net/mock/0"
+                return {"arn": arn, "dnsName": "mock-nlb.elb.mock.amazonaws.com"}
+            if token.endswith("listManagedClusterUserCredentials"):
+                # base64 of "apiVersion: v1\nkind: Config\n"
+                kubeconfig = "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="
+                return {"kubeconfigs": [{"name": "clusterUser", "value": kubeconfig}]}
+            if token == "gcp:organizations/getProject:getProject":
+                return {"number": "123456789012", "projectId": "mock-project", "name": "mock"}
             if token.endswith("getRegion"):
                 return {"name": "mock-region", "region": "mock-region"}
             return {}

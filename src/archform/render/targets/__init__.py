@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from archform.render.target import Target
-from archform.render.targets import pulumi_aws, pulumi_azure, pulumi_gcp
+from archform.render.targets import fleet, pulumi_aws, pulumi_azure, pulumi_gcp
 
-BUILTIN: list[Target] = [pulumi_aws.TARGET, pulumi_azure.TARGET, pulumi_gcp.TARGET]
+BUILTIN: list[Target] = [fleet.TARGET, pulumi_aws.TARGET, pulumi_azure.TARGET, pulumi_gcp.TARGET]

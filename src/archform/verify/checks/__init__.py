@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from archform.verify import Check
-from archform.verify.checks import pulumi
+from archform.verify.checks import kubernetes, pulumi
 
-BUILTIN: list[Check] = [pulumi.CHECK]
+BUILTIN: list[Check] = [pulumi.CHECK, kubernetes.CHECK]
