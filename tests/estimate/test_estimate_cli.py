@@ -83,8 +83,11 @@ def test_cost_uses_spot_for_spot_nodes_and_on_demand_for_the_floor() -> None:
     regions = len(fleet.placement.all_regions)
     at_min, at_max = fleet_costs(fleet, table)
     spot_min = fleet.gpu_pool.min_nodes_per_region - floor
-    hourly = regions * (floor * gpu.on_demand + spot_min * gpu.spot
-                        + fleet.system_pool.nodes_per_region * system.on_demand)  # type: ignore[union-attr]
+    hourly = regions * (
+        floor * gpu.on_demand
+        + spot_min * gpu.spot
+        + fleet.system_pool.nodes_per_region * system.on_demand
+    )  # type: ignore[union-attr]
     assert at_min.usd_per_hour == pytest.approx(hourly, abs=0.01)
     assert at_min.usd_per_month == pytest.approx(round(hourly, 2) * 730, abs=1)
     assert at_min.spot_nodes == regions * spot_min
@@ -122,8 +125,10 @@ def test_price_table_is_dated_and_covers_the_bundled_fleets() -> None:
     assert all(math.isfinite(p.on_demand) and p.on_demand > 0 for p in table.prices.values())
 
 
-@pytest.mark.parametrize("args", [["--utilization", "7"], ["--format", "xml"],
-                                  ["--tokens-per-gpu", "-1"], ["--gpu", "X9000"]])
+@pytest.mark.parametrize(
+    "args",
+    [["--utilization", "7"], ["--format", "xml"], ["--tokens-per-gpu", "-1"], ["--gpu", "X9000"]],
+)
 def test_bad_options_exit_2(args: list[str]) -> None:
     proc = support.run_cli(["estimate", str(A10), *args])
     assert proc.returncode == 2

@@ -6,8 +6,8 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from conftest import BAD
 from support import bundled_blueprints, run_cli
+from support.lint_cases import BAD
 
 
 def test_bundled_blueprints_have_no_errors_or_warnings() -> None:

@@ -8,7 +8,7 @@ from archform.lint.engine import lint
 from archform.lint.finding import fingerprint, token_end
 from archform.lint.report import LintReport, render
 from archform.spec import load_text
-from conftest import BAD, TODAY
+from support.lint_cases import BAD, TODAY
 
 
 def _report() -> LintReport:

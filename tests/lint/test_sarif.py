@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import BAD
 from support import require_module, run_cli
+from support.lint_cases import BAD
 
 SCHEMA = Path(__file__).parent / "sarif-schema-2.1.0.json"
 

@@ -9,8 +9,8 @@ import pytest
 
 from archform.lint.engine import lint
 from archform.spec import SpecError, load_text
-from conftest import TODAY
 from support import run_cli
+from support.lint_cases import TODAY
 
 FLEET = """\
 version: 1

@@ -13,7 +13,7 @@ import support
 from archform.render.generate import build_files
 from archform.render.targets.fleet_view import fleet_view
 from archform.spec import InferenceFleet, UsageError, load_text
-from conftest import GCP_FIXTURE, PROVIDERS, _dump, variant
+from support.fleet_cases import GCP_FIXTURE, PROVIDERS, _dump, variant
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -21,8 +21,9 @@ RAW = YAML(typ="safe", pure=True).load(GCP_FIXTURE.read_text("utf-8"))
 
 
 def _program(provider: str, cidrs: list[str], tmp_path: Path) -> Any:
-    support.require_module("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native",
-                           "pulumi_kubernetes")
+    support.require_module(
+        "pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native", "pulumi_kubernetes"
+    )
     from archform.verify.pulumi_mock import run_program
 
     raw = variant(RAW, provider) if provider != "gcp" else dict(RAW)
@@ -36,8 +37,11 @@ def _program(provider: str, cidrs: list[str], tmp_path: Path) -> Any:
 
 
 def _clusters(run: Any, provider: str) -> list[dict[str, Any]]:
-    token = {"aws": "aws:eks/cluster:Cluster", "gcp": "gcp:container/cluster:Cluster",
-             "azure": "azure-native:containerservice:ManagedCluster"}[provider]
+    token = {
+        "aws": "aws:eks/cluster:Cluster",
+        "gcp": "gcp:container/cluster:Cluster",
+        "azure": "azure-native:containerservice:ManagedCluster",
+    }[provider]
     return [r.inputs for r in run.of_type(token)]
 
 
@@ -82,12 +86,15 @@ def test_tensor_parallel_larger_than_a_node_is_a_usage_error() -> None:
         fleet_view(doc.model)
 
 
-@pytest.mark.parametrize(("provider", "zones"), [("aws", ["zone-b"]), ("gcp", ["us-central1-b"]),
-                                                 ("azure", ["2"])])
-def test_gpu_zones_config_pins_the_gpu_pools(provider: str, zones: list[str],
-                                             tmp_path: Path) -> None:
-    support.require_module("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native",
-                           "pulumi_kubernetes")
+@pytest.mark.parametrize(
+    ("provider", "zones"), [("aws", ["zone-b"]), ("gcp", ["us-central1-b"]), ("azure", ["2"])]
+)
+def test_gpu_zones_config_pins_the_gpu_pools(
+    provider: str, zones: list[str], tmp_path: Path
+) -> None:
+    support.require_module(
+        "pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native", "pulumi_kubernetes"
+    )
     from archform.verify.pulumi_mock import run_program
 
     raw = variant(RAW, provider) if provider != "gcp" else dict(RAW)
@@ -103,17 +110,24 @@ def test_gpu_zones_config_pins_the_gpu_pools(provider: str, zones: list[str],
     if provider == "aws":
         subnets = {r.name: r.inputs for r in run.of_type("aws:ec2/subnet:Subnet")}
         key = first.replace("-", "")
-        pools = [r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
-                 if r.name.startswith(key) and "NVIDIA" in r.inputs["amiType"]]
+        pools = [
+            r
+            for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
+            if r.name.startswith(key) and "NVIDIA" in r.inputs["amiType"]
+        ]
         for pool in pools:
             assert pool.inputs["subnetIds"] == [f"{key}-private-1-id"]
         assert subnets[f"{key}-private-1"]["availabilityZone"] == "zone-b"
-        system = next(r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
-                      if r.name == f"{key}-system")
+        system = next(
+            r for r in run.of_type("aws:eks/nodeGroup:NodeGroup") if r.name == f"{key}-system"
+        )
         assert len(system.inputs["subnetIds"]) == 3
     elif provider == "gcp":
-        pools = [r for r in run.of_type("gcp:container/nodePool:NodePool")
-                 if r.inputs["nodeConfig"].get("guestAccelerators")]
+        pools = [
+            r
+            for r in run.of_type("gcp:container/nodePool:NodePool")
+            if r.inputs["nodeConfig"].get("guestAccelerators")
+        ]
         pinned = [p for p in pools if p.inputs.get("nodeLocations") == zones]
         assert len(pinned) == 2  # the on-demand floor and the spot pool of the first region
     else:

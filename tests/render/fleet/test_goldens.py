@@ -13,10 +13,11 @@ import pytest
 import support
 from archform.render.targets.fleet import render_fleet
 from archform.spec import InferenceFleet, load_paths
-from conftest import GCP_FIXTURE
+from support.fleet_cases import GCP_FIXTURE
 
-SOURCES = [p for p in support.bundled_blueprints()
-           if load_paths([p]).of_kind(InferenceFleet)] + [GCP_FIXTURE]
+SOURCES = [p for p in support.bundled_blueprints() if load_paths([p]).of_kind(InferenceFleet)] + [
+    GCP_FIXTURE
+]
 
 
 def fleet_tree(path: Path) -> dict[str, bytes]:
@@ -55,9 +56,19 @@ def test_same_bytes_in_a_subprocess_with_other_hash_seeds() -> None:
         "print(json.dumps({str(p): digest(fleet_tree(p)) for p in SOURCES}))\n"
     )
     for seed in ("0", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed,
-               "PYTHONPATH": os.pathsep.join([str(support.ROOT / "src"),
-                                              os.environ.get("PYTHONPATH", "")])}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True, timeout=120)
+        env = {
+            **os.environ,
+            "PYTHONHASHSEED": seed,
+            "PYTHONPATH": os.pathsep.join(
+                [str(support.ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+            ),
+        }
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
         assert __import__("json").loads(out.stdout) == here

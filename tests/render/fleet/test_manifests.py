@@ -12,7 +12,7 @@ import support
 from archform.render.generate import build_files
 from archform.render.targets.fleet import fleet_data
 from archform.render.targets.k8s_objects import fleet_objects
-from conftest import fleet_cases
+from support.fleet_cases import fleet_cases
 
 CASES = fleet_cases()
 
@@ -65,8 +65,12 @@ def test_wrong_type_fails() -> None:
 
 
 def test_missing_schema_is_a_failure_not_a_warning() -> None:
-    pdb = {"apiVersion": "policy/v1beta1", "kind": "PodDisruptionBudget",
-           "metadata": {"name": "x"}, "spec": {"maxUnavailable": 1}}
+    pdb = {
+        "apiVersion": "policy/v1beta1",
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "x"},
+        "spec": {"maxUnavailable": 1},
+    }
     assert "no schema" in (_validate(pdb, "1.30") or "")
     crd = {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "x"}}
     assert "no schema" in (_validate(crd, "1.30") or "")
@@ -115,8 +119,9 @@ def test_verify_check_passes_generated_tree_and_fails_tampered_one(tmp_path: Pat
 def test_generate_then_verify_via_the_cli(tmp_path: Path) -> None:
     support.require_module("kubernetes_validate")
     out = tmp_path / "out"
-    gen = support.run_cli(["generate", str(support.BLUEPRINTS / "platform-two-tier.yaml"),
-                           "-o", str(out)])
+    gen = support.run_cli(
+        ["generate", str(support.BLUEPRINTS / "platform-two-tier.yaml"), "-o", str(out)]
+    )
     assert gen.returncode == 0, gen.stderr
     assert (out / "sivaro-serve" / "pulumi" / "__main__.py").is_file()
     ver = support.run_cli(["verify", str(out), "--format", "json"])
@@ -126,34 +131,47 @@ def test_generate_then_verify_via_the_cli(tmp_path: Path) -> None:
 
 
 def test_help_and_estimate_do_not_import_heavy_packages() -> None:
-    code = ("import sys; from archform.cli import app\n"
-            "try:\n    app(['estimate', '--help'], standalone_mode=False)\n"
-            "except SystemExit:\n    pass\n"
-            "heavy = [m for m in ('pulumi', 'kubernetes_validate', 'ansible')\n"
-            "         if m in sys.modules]\n"
-            "print('HEAVY=' + ','.join(heavy))")
+    code = (
+        "import sys; from archform.cli import app\n"
+        "try:\n    app(['estimate', '--help'], standalone_mode=False)\n"
+        "except SystemExit:\n    pass\n"
+        "heavy = [m for m in ('pulumi', 'kubernetes_validate', 'ansible')\n"
+        "         if m in sys.modules]\n"
+        "print('HEAVY=' + ','.join(heavy))"
+    )
     import os
     import subprocess
     import sys
 
     env = {**os.environ, "PYTHONPATH": str(support.ROOT / "src")}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert proc.stdout.strip().splitlines()[-1] == "HEAVY="
 
 
-READY = {"vllm": "/v1/models", "tgi": "/health", "triton": "/v2/health/ready",
-         "nim": "/v1/health/ready"}
+READY = {
+    "vllm": "/v1/models",
+    "tgi": "/health",
+    "triton": "/v2/health/ready",
+    "nim": "/v1/health/ready",
+}
 
 
 @pytest.mark.parametrize("kind", sorted(READY))
-@pytest.mark.parametrize("metric", ["queue_depth", "requests_per_second", "kv_cache_usage",
-                                    "gpu_utilization"])
+@pytest.mark.parametrize(
+    "metric", ["queue_depth", "requests_per_second", "kv_cache_usage", "gpu_utilization"]
+)
 def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: str) -> None:
     from ruamel.yaml import YAML
 
     from archform.spec import InferenceFleet, load_text
-    from conftest import GCP_FIXTURE, _dump
+    from support.fleet_cases import GCP_FIXTURE, _dump
 
     raw = YAML(typ="safe", pure=True).load(GCP_FIXTURE.read_text("utf-8"))
     raw["server"]["kind"] = kind
@@ -171,8 +189,9 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
         scaler = next(o for o in objs if o["kind"] == "ScaledObject")
         trigger = scaler["spec"]["triggers"][0]
         assert trigger["metadata"]["query"].endswith(")")
-        assert trigger["metricType"] == ("AverageValue" if metric in (
-            "queue_depth", "requests_per_second") else "Value")
+        assert trigger["metricType"] == (
+            "AverageValue" if metric in ("queue_depth", "requests_per_second") else "Value"
+        )
         assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")
 
 
@@ -185,8 +204,11 @@ def test_kubernetes_check_skips_without_kubernetes_validate(
 
     root = _write(CASES[0], tmp_path / "out")
     real = importlib.util.find_spec
-    monkeypatch.setattr(check.importlib.util, "find_spec",
-                        lambda name, *a: None if name == "kubernetes_validate" else real(name, *a))
+    monkeypatch.setattr(
+        check.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "kubernetes_validate" else real(name, *a),
+    )
     results = check.CHECK.run(root)
     assert [r.status for r in results] == ["skipped"]
     assert "not installed" in results[0].detail

@@ -15,7 +15,7 @@ import pytest
 import support
 from archform.render.generate import build_files
 from archform.render.targets.fleet_view import fleet_view
-from conftest import Case, fleet_cases
+from support.fleet_cases import Case, fleet_cases
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -23,14 +23,18 @@ CASES = fleet_cases()
 CONFIG = {"dnsZoneId": "Z0000000000000000MOCK", "dnsName": "api.example.com"}
 _RUNS: dict[str, Any] = {}
 
-CLUSTER = {"aws": "aws:eks/cluster:Cluster", "gcp": "gcp:container/cluster:Cluster",
-           "azure": "azure-native:containerservice:ManagedCluster"}
+CLUSTER = {
+    "aws": "aws:eks/cluster:Cluster",
+    "gcp": "gcp:container/cluster:Cluster",
+    "azure": "azure-native:containerservice:ManagedCluster",
+}
 
 
 def _run(case: Case, tmp_root: Path) -> tuple[Any, dict[str, Any], Any]:
     if case.id not in _RUNS:
-        support.require_module("pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native",
-                               "pulumi_kubernetes")
+        support.require_module(
+            "pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native", "pulumi_kubernetes"
+        )
         from archform.verify.pulumi_mock import run_program
 
         fleet, blueprints = case.load()
@@ -49,9 +53,11 @@ def ran(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 
 def _k8s(run: Any, kind: str) -> list[Any]:
-    token = {"Deployment": "kubernetes:apps/v1:Deployment",
-             "PodDisruptionBudget": "kubernetes:policy/v1:PodDisruptionBudget",
-             "ScaledObject": "kubernetes:keda.sh/v1alpha1:ScaledObject"}[kind]
+    token = {
+        "Deployment": "kubernetes:apps/v1:Deployment",
+        "PodDisruptionBudget": "kubernetes:policy/v1:PodDisruptionBudget",
+        "ScaledObject": "kubernetes:keda.sh/v1alpha1:ScaledObject",
+    }[kind]
     return run.of_type(token)
 
 
@@ -61,26 +67,42 @@ def _gpu_pools(provider: str, run: Any) -> list[dict[str, Any]]:
     if provider == "aws":
         for r in run.of_type("aws:eks/nodeGroup:NodeGroup"):
             if "NVIDIA" in r.inputs["amiType"]:
-                pools.append({"taints": [f"{t['key']}={t['value']}:{t['effect']}"
-                                         for t in r.inputs.get("taints", [])],
-                              "spot": r.inputs["capacityType"] == "SPOT",
-                              "min": r.inputs["scalingConfig"]["minSize"],
-                              "max": r.inputs["scalingConfig"]["maxSize"]})
+                pools.append(
+                    {
+                        "taints": [
+                            f"{t['key']}={t['value']}:{t['effect']}"
+                            for t in r.inputs.get("taints", [])
+                        ],
+                        "spot": r.inputs["capacityType"] == "SPOT",
+                        "min": r.inputs["scalingConfig"]["minSize"],
+                        "max": r.inputs["scalingConfig"]["maxSize"],
+                    }
+                )
     elif provider == "gcp":
         for r in run.of_type("gcp:container/nodePool:NodePool"):
             node = r.inputs["nodeConfig"]
             if node.get("guestAccelerators"):
                 assert node["guestAccelerators"][0]["gpuDriverInstallationConfig"]
-                pools.append({"taints": [f"{t['key']}={t['value']}:{t['effect']}"
-                                         for t in node.get("taints", [])],
-                              "spot": bool(node.get("spot")),
-                              "min": r.inputs["autoscaling"]["totalMinNodeCount"],
-                              "max": r.inputs["autoscaling"]["totalMaxNodeCount"]})
+                pools.append(
+                    {
+                        "taints": [
+                            f"{t['key']}={t['value']}:{t['effect']}" for t in node.get("taints", [])
+                        ],
+                        "spot": bool(node.get("spot")),
+                        "min": r.inputs["autoscaling"]["totalMinNodeCount"],
+                        "max": r.inputs["autoscaling"]["totalMaxNodeCount"],
+                    }
+                )
     else:
         for r in run.of_type("azure-native:containerservice:AgentPool"):
-            pools.append({"taints": r.inputs.get("nodeTaints", []),
-                          "spot": r.inputs.get("scaleSetPriority") == "Spot",
-                          "min": r.inputs["minCount"], "max": r.inputs["maxCount"]})
+            pools.append(
+                {
+                    "taints": r.inputs.get("nodeTaints", []),
+                    "spot": r.inputs.get("scaleSetPriority") == "Spot",
+                    "min": r.inputs["minCount"],
+                    "max": r.inputs["maxCount"],
+                }
+            )
     return pools
 
 
@@ -90,8 +112,11 @@ def test_one_cluster_per_region(ran: Any) -> None:
     clusters = run.of_type(CLUSTER[provider])
     where = [c.inputs.get("region") or c.inputs.get("location") for c in clusters]
     assert sorted(where) == sorted(fleet.placement.all_regions)
-    assert all(c.inputs.get("version", c.inputs.get("kubernetesVersion",
-               c.inputs.get("minMasterVersion"))) == fleet.kubernetes.version for c in clusters)
+    assert all(
+        c.inputs.get("version", c.inputs.get("kubernetesVersion", c.inputs.get("minMasterVersion")))
+        == fleet.kubernetes.version
+        for c in clusters
+    )
 
 
 def test_gpu_pools_tainted_spot_as_declared_with_on_demand_floor(ran: Any) -> None:
@@ -118,14 +143,24 @@ def test_system_pool_in_every_cluster(ran: Any) -> None:
     fleet, view, run = ran
     provider, regions = view["provider"], len(fleet.placement.all_regions)
     if provider == "aws":
-        system = [r for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
-                  if "NVIDIA" not in r.inputs["amiType"] and not r.inputs.get("taints")]
+        system = [
+            r
+            for r in run.of_type("aws:eks/nodeGroup:NodeGroup")
+            if "NVIDIA" not in r.inputs["amiType"] and not r.inputs.get("taints")
+        ]
     elif provider == "gcp":
-        system = [r for r in run.of_type("gcp:container/nodePool:NodePool")
-                  if not r.inputs["nodeConfig"].get("guestAccelerators")]
+        system = [
+            r
+            for r in run.of_type("gcp:container/nodePool:NodePool")
+            if not r.inputs["nodeConfig"].get("guestAccelerators")
+        ]
     else:
-        system = [p for c in run.of_type(CLUSTER["azure"]) for p in c.inputs["agentPoolProfiles"]
-                  if p["mode"] == "System" and not p.get("nodeTaints")]
+        system = [
+            p
+            for c in run.of_type(CLUSTER["azure"])
+            for p in c.inputs["agentPoolProfiles"]
+            if p["mode"] == "System" and not p.get("nodeTaints")
+        ]
     assert len(system) == regions
 
 
@@ -170,8 +205,11 @@ def test_serving_objects_probe_spread_pdb_autoscaler(ran: Any) -> None:
         assert server["resources"]["limits"]["nvidia.com/gpu"] == str(tp)
         gpu_toleration = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
         assert gpu_toleration in pod["tolerations"]
-        zone = [c for c in pod["topologySpreadConstraints"]
-                if c["topologyKey"] == "topology.kubernetes.io/zone"]
+        zone = [
+            c
+            for c in pod["topologySpreadConstraints"]
+            if c["topologyKey"] == "topology.kubernetes.io/zone"
+        ]
         assert zone and zone[0]["whenUnsatisfiable"] == "ScheduleAnyway"
         shm = next(v for v in pod["volumes"] if v["name"] == "dshm")
         assert shm["emptyDir"]["medium"] == "Memory"
@@ -213,10 +251,14 @@ def test_one_global_entry_point(ran: Any) -> None:
     fleet, view, run = ran
     regions = len(fleet.placement.all_regions)
     entry = {
-        "aws": ["aws:globalaccelerator/accelerator:Accelerator",
-                "aws:globalaccelerator/listener:Listener"],
-        "gcp": ["kubernetes:gateway.networking.k8s.io/v1:Gateway",
-                "gcp:compute/globalAddress:GlobalAddress"],
+        "aws": [
+            "aws:globalaccelerator/accelerator:Accelerator",
+            "aws:globalaccelerator/listener:Listener",
+        ],
+        "gcp": [
+            "kubernetes:gateway.networking.k8s.io/v1:Gateway",
+            "gcp:compute/globalAddress:GlobalAddress",
+        ],
         "azure": ["azure-native:cdn:Profile", "azure-native:cdn:AFDEndpoint"],
     }[view["provider"]]
     wanted = bool(fleet.traffic and fleet.traffic.global_load_balancer)
@@ -230,8 +272,9 @@ def test_one_global_entry_point(ran: Any) -> None:
         assert "global_endpoint" in run.outputs
     if wanted and view["provider"] == "aws":
         groups = run.of_type("aws:globalaccelerator/endpointGroup:EndpointGroup")
-        assert sorted(g.inputs["endpointGroupRegion"] for g in groups) == \
-            sorted(fleet.placement.all_regions)
+        assert sorted(g.inputs["endpointGroupRegion"] for g in groups) == sorted(
+            fleet.placement.all_regions
+        )
         for g in groups:
             assert g.inputs["healthCheckPath"] == "/v1/models"
             assert g.inputs["endpointConfigurations"][0]["endpointId"].startswith("arn:aws:")
@@ -256,8 +299,9 @@ def test_storage_and_node_volumes_encrypted(ran: Any) -> None:
         for c in run.of_type("aws:eks/cluster:Cluster"):
             assert c.inputs["encryptionConfig"]["resources"] == ["secrets"]
         buckets = run.of_type("aws:s3/bucket:Bucket")
-        sse = run.of_type("aws:s3/bucketServerSideEncryptionConfiguration:"
-                          "BucketServerSideEncryptionConfiguration")
+        sse = run.of_type(
+            "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"
+        )
         blocks = run.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
         assert len(buckets) == len(sse) == len(blocks)
     elif view["provider"] == "gcp":
@@ -269,6 +313,9 @@ def test_storage_and_node_volumes_encrypted(ran: Any) -> None:
             assert a.inputs["allowBlobPublicAccess"] is False
             assert a.inputs["encryption"]["services"]["blob"]["enabled"] is True
     replicas = [r for r in view["regions"] if r["replica_bucket"]]
-    token = {"aws": "aws:s3/bucket:Bucket", "gcp": "gcp:storage/bucket:Bucket",
-             "azure": "azure-native:storage:StorageAccount"}[view["provider"]]
+    token = {
+        "aws": "aws:s3/bucket:Bucket",
+        "gcp": "gcp:storage/bucket:Bucket",
+        "azure": "azure-native:storage:StorageAccount",
+    }[view["provider"]]
     assert len(run.of_type(token)) == len(replicas)

@@ -16,7 +16,7 @@ import pytest
 import support
 from archform.render.targets.fleet import render_fleet
 from archform.spec import InferenceFleet, load_paths
-from conftest import GCP_FIXTURE
+from support.fleet_cases import GCP_FIXTURE
 
 pytestmark = [pytest.mark.integration]
 
@@ -36,8 +36,12 @@ def _env() -> dict[str, str]:
     import sys
 
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
-            "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"}
+    return {
+        **os.environ,
+        "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_FORCE_COLOR": "0",
+    }
 
 
 class _Server:
@@ -94,27 +98,53 @@ def ansible_dir(tmp_path: Path) -> Iterator[Path]:
     yield _ansible_dir(tmp_path)
 
 
-def _play(ansible_dir: Path, endpoints: dict[str, str],
-          *extra: str) -> subprocess.CompletedProcess[str]:
+def _play(
+    ansible_dir: Path, endpoints: dict[str, str], *extra: str
+) -> subprocess.CompletedProcess[str]:
     (ansible_dir / "endpoints.json").write_text(json.dumps({"endpoints": endpoints}))
     return subprocess.run(
-        ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
-         "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0", *extra],
-        cwd=ansible_dir, env=_env(), capture_output=True, text=True, timeout=300)
+        [
+            "ansible-playbook",
+            "-i",
+            "inventory.ini",
+            "smoke.yml",
+            "-e",
+            "@endpoints.json",
+            "-e",
+            "fleet_ready_retries=1",
+            "-e",
+            "fleet_ready_delay_s=0",
+            *extra,
+        ],
+        cwd=ansible_dir,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_playbook_is_lint_clean_in_production_profile(ansible_dir: Path) -> None:
-    proc = subprocess.run(["ansible-lint", "--offline", "--profile", "production", "--strict",
-                           "smoke.yml"], cwd=ansible_dir, env=_env(), capture_output=True,
-                          text=True, timeout=300)
+    proc = subprocess.run(
+        ["ansible-lint", "--offline", "--profile", "production", "--strict", "smoke.yml"],
+        cwd=ansible_dir,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 @pytest.mark.slow
 def test_playbook_reports_p50_p99_for_every_region(ansible_dir: Path) -> None:
     with _Server() as a, _Server() as b:
-        proc = _play(ansible_dir, {"us-central1": a.url, "europe-west4": b.url},
-                     "-e", "fleet_burst_requests=12")
+        proc = _play(
+            ansible_dir,
+            {"us-central1": a.url, "europe-west4": b.url},
+            "-e",
+            "fleet_burst_requests=12",
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert a.requests == 12 and b.requests == 12
     assert "us-central1: p50" in proc.stdout and "europe-west4: p50" in proc.stdout
@@ -138,7 +168,13 @@ def test_playbook_fails_when_the_model_is_not_ready(ansible_dir: Path) -> None:
 
 
 def test_playbook_requires_endpoints(ansible_dir: Path) -> None:
-    proc = subprocess.run(["ansible-playbook", "-i", "inventory.ini", "smoke.yml"],
-                          cwd=ansible_dir, env=_env(), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["ansible-playbook", "-i", "inventory.ini", "smoke.yml"],
+        cwd=ansible_dir,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode != 0
     assert "pulumi stack output" in proc.stdout

@@ -13,22 +13,34 @@ import support
 from archform.spec import InferenceFleet, load_paths, load_text
 from archform.spec.models.inference import InferenceFleet as Fleet
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "render" / "fleet"
 GCP_FIXTURE = HERE / "gcp-fleet.yaml"
 
 # Per provider: regions to use and GPU/system instance types for a "small" (A10/L4-class,
 # tensor_parallel <= 2), "medium" (4 GPUs per node) and "big" (8 x H100) pool.
 PROVIDERS = {
-    "aws": {"regions": ["us-east-1", "eu-west-1", "ap-southeast-1"], "scheme": "s3",
-            "gpu": {"small": "g5.12xlarge", "medium": "g5.12xlarge", "big": "p5.48xlarge"},
-            "system": "m6i.xlarge"},
-    "gcp": {"regions": ["us-central1", "europe-west4", "asia-southeast1"], "scheme": "gs",
-            "gpu": {"small": "g2-standard-24", "medium": "g2-standard-48", "big": "a3-highgpu-8g"},
-            "system": "n2-standard-8"},
-    "azure": {"regions": ["eastus", "westeurope", "southeastasia"], "scheme": "https",
-              "gpu": {"small": "Standard_NV72ads_A10_v5", "medium": "Standard_ND96asr_v4",
-                      "big": "Standard_ND96isr_H100_v5"},
-              "system": "Standard_D8s_v5"},
+    "aws": {
+        "regions": ["us-east-1", "eu-west-1", "ap-southeast-1"],
+        "scheme": "s3",
+        "gpu": {"small": "g5.12xlarge", "medium": "g5.12xlarge", "big": "p5.48xlarge"},
+        "system": "m6i.xlarge",
+    },
+    "gcp": {
+        "regions": ["us-central1", "europe-west4", "asia-southeast1"],
+        "scheme": "gs",
+        "gpu": {"small": "g2-standard-24", "medium": "g2-standard-48", "big": "a3-highgpu-8g"},
+        "system": "n2-standard-8",
+    },
+    "azure": {
+        "regions": ["eastus", "westeurope", "southeastasia"],
+        "scheme": "https",
+        "gpu": {
+            "small": "Standard_NV72ads_A10_v5",
+            "medium": "Standard_ND96asr_v4",
+            "big": "Standard_ND96isr_H100_v5",
+        },
+        "system": "Standard_D8s_v5",
+    },
 }
 
 
