@@ -69,7 +69,38 @@ def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, A
     out.setdefault("selfLink", f"https://mock/{name}")
     out.setdefault("endpoint", f"https://{name}.mock.internal")
     out.setdefault("kubeconfig", "apiVersion: v1\nkind: Config\n")
+    for key, value in _TYPE_OUTPUTS.get(type_token, {}).items():
+        out.setdefault(key, value(name) if callable(value) else value)
     return out
+
+
+_MOCK_CA = "bW9jay1jYQ=="  # base64("mock-ca")
+
+# Provider-computed outputs some programs read (e.g. to build a kubeconfig or a DNS record);
+# values are deterministic placeholders.
+_TYPE_OUTPUTS: dict[str, dict[str, Any]] = {
+    "aws:eks/cluster:Cluster": {
+        "certificateAuthority": {"data": _MOCK_CA},
+        "vpcConfig": lambda n: {"clusterSecurityGroupId": f"{n}-sg"},
+    },
+    "gcp:container/cluster:Cluster": {
+        "masterAuth": {"clusterCaCertificate": _MOCK_CA},
+    },
+    "gcp:compute/globalAddress:GlobalAddress": {"address": "203.0.113.10"},
+    "gcp:serviceaccount/account:Account": {
+        "email": lambda n: f"{n}@mock-project.iam.gserviceaccount.com",
+    },
+    "kubernetes:core/v1:Service": {
+        "status": lambda n: {"loadBalancer": {"ingress": [{"hostname": f"{n}.lb.mock.internal"}]}},
+    },
+    "azure-native:cdn:AFDEndpoint": {"hostName": lambda n: f"{n}.mock.azurefd.net"},
+    "azure-native:containerservice:ManagedCluster": {
+        "identityProfile": {"kubeletidentity": {
+            "objectId": "00000000-0000-0000-0000-000000000001",
+            "clientId": "00000000-0000-0000-0000-000000000002",
+        }},
+    },
+}
 
 
 def run_program(
@@ -110,6 +141,19 @@ def run_program(
                 return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
             if token.endswith("getRegion"):
                 return {"name": "mock-region", "region": "mock-region"}
+            if token.endswith("listManagedClusterUserCredentials"):
+                # base64 of "apiVersion: v1\nkind: Config\n"
+                kubeconfig = "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="
+                return {"kubeconfigs": [{"name": "clusterUser", "value": kubeconfig}]}
+            if token == "gcp:organizations/getProject:getProject":
+                return {"number": "123456789012", "projectId": "mock-project", "name": "mock"}
+            if token == "gcp:organizations/getClientConfig:getClientConfig":
+                return {"project": "mock-project", "region": "mock-region", "zone": "mock-zone"}
+            if token.endswith("getClientConfig"):
+                return {"tenantId": "00000000-0000-0000-0000-00000000000a",
+                        "subscriptionId": "00000000-0000-0000-0000-00000000000b",
+                        "clientId": "00000000-0000-0000-0000-00000000000c",
+                        "objectId": "00000000-0000-0000-0000-00000000000d"}
             return {}
 
     pulumi.runtime.set_mocks(Recorder(), project=project, stack=stack, preview=False)

@@ -1,0 +1,152 @@
+"""`archform estimate BLUEPRINT`: memory fit, replicas for the traffic, GPUs and monthly cost."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from archform.cli._core import fail, guarded
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command."""
+    app.command("estimate")(estimate)
+
+
+def _estimate_one(fleet: Any, gpu: str | None, utilization: float, overhead: float,
+                  tokens_per_gpu: float | None) -> dict[str, Any]:
+    from archform.estimate import inference as inf
+    from archform.estimate.prices import fleet_costs, load_prices
+
+    if gpu is not None:
+        fit = inf.memory_fit_for(fleet.model, inf.usable_gib(gpu, None),
+                                 fleet.server.tensor_parallel, utilization, overhead)
+        gpu_name = gpu
+    else:
+        fit = inf.memory_fit(fleet, utilization, overhead)
+        gpu_name = fleet.gpu_pool.gpu.model if fleet.gpu_pool.gpu else "unknown"
+    cap = inf.capacity(fleet, knee_tokens_per_gpu=tokens_per_gpu)
+    table = load_prices()
+    return {
+        "name": fleet.name,
+        "gpu": gpu_name,
+        "tensor_parallel": fleet.server.tensor_parallel,
+        "regions": list(fleet.placement.all_regions),
+        "memory": {
+            "weights_gib": round(fit.weights_gib, 2),
+            "kv_bytes_per_token": fit.kv_bytes_per_token,
+            "kv_gib_at_max_context": round(fit.kv_gib_at_max_context, 2),
+            "usable_gib_per_gpu": fit.usable_gib_per_gpu,
+            "utilization": utilization,
+            "runtime_overhead_gib_per_gpu": overhead,
+            "budget_gib": round(fit.budget_gib, 2),
+            "free_for_kv_gib": round(fit.free_for_kv_gib, 2),
+            "max_kv_tokens": fit.max_kv_tokens,
+            "max_context_tokens": fleet.model.max_context_tokens,
+            "fits": fit.fits,
+            "shape_assumed_from": fit.shape.assumed_from,
+        },
+        "capacity": None if cap is None else {
+            **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in asdict(cap).items()},
+            "method": "Little's law: replicas = ceil(peak_rps / (C / W(C))); "
+                      "throughput per GPU scaled from 8B bf16 reference points",
+        },
+        "cost": {
+            "prices_as_of": table.as_of.isoformat(),
+            "prices_verified": table.verified,
+            "price_regions": table.regions,
+            "hours_per_month": table.hours_per_month,
+            "purchase": fleet.gpu_pool.purchase,
+            "at": [asdict(c) for c in fleet_costs(fleet, table)],
+        },
+    }
+
+
+def _text(e: dict[str, Any]) -> list[str]:
+    m, c, cost = e["memory"], e["capacity"], e["cost"]
+    lines = [
+        f"{e['name']}: {e['tensor_parallel']} x {e['gpu']} per replica, "
+        f"regions {', '.join(e['regions'])}",
+        "  memory per replica:",
+        f"    weights               {m['weights_gib']:.2f} GiB",
+        f"    KV cache per token    {m['kv_bytes_per_token'] / 1024:.0f} KiB"
+        + (f" (shape assumed from {m['shape_assumed_from']})" if m["shape_assumed_from"] else ""),
+        f"    budget                {m['usable_gib_per_gpu']} GiB usable x {e['tensor_parallel']} "
+        f"x {m['utilization']} = {m['budget_gib']:.2f} GiB",
+        f"    free for KV           {m['free_for_kv_gib']:.2f} GiB "
+        f"(after {m['runtime_overhead_gib_per_gpu']} GiB runtime per GPU) "
+        f"= {m['max_kv_tokens']:,} tokens",
+        f"    one {m['max_context_tokens']:,}-token sequence: "
+        f"{m['kv_gib_at_max_context']:.2f} GiB KV -> "
+        + ("fits" if m["fits"] else "DOES NOT FIT (cap max_context_tokens or add GPUs)"),
+    ]
+    if c is None:
+        lines.append("  traffic: not declared (no replica sizing)")
+    else:
+        lines += [
+            "  replicas for the traffic:",
+            f"    assumption            {c['tokens_per_gpu_knee']:.0f} tok/s per GPU at the knee, "
+            f"{c['tokens_per_gpu_single']:.0f} tok/s single stream ({c['assumption']}; "
+            "override with --tokens-per-gpu)",
+            f"    per replica           concurrency {c['concurrency_per_replica']}, latency "
+            f"{c['latency_ms']:.0f} ms, p99 ~{c['p99_ms']:.0f} ms, "
+            f"{c['rps_per_replica']:.2f} req/s",
+            f"    needed                {c['replicas_needed_total']} replicas in total, "
+            f"{c['replicas_needed_per_region']} per region ({c['nodes_needed_per_region']} nodes)",
+            f"    pool maximum          {c['replicas_max_per_region']} replicas per region "
+            f"({c['nodes_max_per_region']} nodes) -> "
+            + ("enough" if c["enough"] else "NOT ENOUGH for the peak at the p99 target"),
+        ]
+    lines.append(f"  GPUs and cost ({cost['purchase']}; prices as of {cost['prices_as_of']}, "
+                 f"{'verified' if cost['prices_verified'] else 'unverified list prices'}, basis "
+                 f"{', '.join(f'{k} {v}' for k, v in sorted(cost['price_regions'].items()))}, "
+                 f"{cost['hours_per_month']} h/month):")
+    for at in cost["at"]:
+        money = ("no price for " + ", ".join(at["missing"])) if at["usd_per_month"] is None else (
+            f"${at['usd_per_hour']:,.2f}/h, ${at['usd_per_month']:,.0f}/month")
+        lines.append(f"    at {at['label']:3}  {at['gpu_nodes']} GPU nodes "
+                     f"({at['spot_nodes']} spot), {at['gpus']} GPUs: {money}")
+    return lines
+
+
+def estimate(
+    files: Annotated[list[Path], typer.Argument(
+        help="Blueprint files with InferenceFleet documents.")],
+    fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
+    tokens_per_gpu: Annotated[float | None, typer.Option(
+        "--tokens-per-gpu", help="Override the per-GPU tokens/s at the knee (batch ~32).")] = None,
+    utilization: Annotated[float, typer.Option(
+        "--utilization", help="vLLM gpu_memory_utilization (fraction of GPU memory).")] = 0.9,
+    gpu: Annotated[str | None, typer.Option(
+        "--gpu", help="Size for this GPU model instead (e.g. L4).")] = None,
+    overhead_gib: Annotated[float, typer.Option(
+        "--overhead-gib", help="Runtime memory per GPU outside weights and KV.")] = 0.83,
+) -> None:
+    """Size an inference fleet: weights + KV per replica, replicas for peak_rps, GPUs and cost."""
+    from archform.spec import InferenceFleet, load_paths
+
+    def run() -> None:
+        if fmt not in ("text", "json"):
+            fail(f"unknown format {fmt!r}", "use text or json")
+        if not 0.05 <= utilization <= 1.0:
+            fail(f"--utilization {utilization} is not a fraction", "e.g. --utilization 0.92")
+        if tokens_per_gpu is not None and tokens_per_gpu <= 0:
+            fail("--tokens-per-gpu must be positive")
+        blueprints = load_paths(files)
+        fleets = [d.model for d in blueprints.of_kind(InferenceFleet)]
+        if not fleets:
+            fail("no InferenceFleet in the given blueprints", "estimate sizes serving fleets")
+        results = [_estimate_one(f, gpu, utilization, overhead_gib, tokens_per_gpu) for f in fleets]
+        if fmt == "json":
+            typer.echo(json.dumps(results, indent=2))
+        else:
+            for i, r in enumerate(results):
+                if i:
+                    typer.echo("")
+                typer.echo("\n".join(_text(r)))
+
+    guarded(run)

@@ -1,0 +1,347 @@
+"""Every Kubernetes object of an inference fleet, built once as plain dicts.
+
+The same dicts are embedded in the Pulumi program (created there as typed
+pulumi_kubernetes resources) and written as YAML manifests that kubernetes-validate
+checks in strict mode, so what is validated is exactly what is deployed.
+
+Sources (shared/reference/inference-fleets.md §1): probes on the model endpoint and
+liveness on /health (llm-d readiness guide); drain = preStop sleep 15 s + shutdown
+budget under terminationGracePeriodSeconds (llm-d); /dev/shm as a memory emptyDir and
+the KEDA trigger on vllm:num_requests_waiting (vLLM production-stack); PDB
+maxUnavailable 1 (Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree rule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+from archform.render.targets.fleet_view import GPU_POOL_LABEL
+
+PRESTOP_SLEEP_S = 15
+DRAIN_S = 90  # in-flight requests finish within this (llm-d: --shutdown-timeout 90)
+PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
+SERVICE_ACCOUNT = "model-reader"
+
+# Per server kind: readiness (model loaded) and liveness paths, Prometheus metric names.
+# vLLM: /v1/models lists the served model only once it is loaded (llm-d readiness guide).
+# TGI /health, Triton /v2/health/ready, NIM /v1/health/ready are each server's documented
+# "ready" routes; their metric names are from the servers' metric docs [unverified here].
+SERVERS: dict[str, dict[str, str]] = {
+    "vllm": {"ready": "/v1/models", "live": "/health", "queue": "vllm:num_requests_waiting",
+             "kv": "vllm:gpu_cache_usage_perc", "ok": "vllm:request_success_total"},
+    "tgi": {"ready": "/health", "live": "/info", "queue": "tgi_queue_size",
+            "kv": "tgi_batch_current_size", "ok": "tgi_request_success"},
+    "triton": {"ready": "/v2/health/ready", "live": "/v2/health/live",
+               "queue": "nv_inference_pending_request_count",
+               "kv": "nv_inference_pending_request_count", "ok": "nv_inference_request_success"},
+    "nim": {"ready": "/v1/health/ready", "live": "/v1/health/live", "queue": "num_requests_waiting",
+            "kv": "gpu_cache_usage_perc", "ok": "request_success_total"},
+}
+
+# In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
+FETCH_IMAGES = {
+    "aws": "public.ecr.aws/aws-cli/aws-cli:2.22.35",
+    "gcp": "gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
+    "azure": "mcr.microsoft.com/azure-cli:2.67.0",
+}
+
+
+def _fetch_script(provider: str, uri: str) -> str:
+    if provider == "aws":
+        return f'aws s3 sync --only-show-errors "{uri}" /models/weights'
+    if provider == "gcp":
+        return f'gcloud storage rsync --recursive "{uri}" /models/weights'
+    account, _, rest = uri.removeprefix("https://").partition(".blob.core.windows.net/")
+    container, _, prefix = rest.partition("/")
+    return (
+        "az login --identity --output none && "
+        f'az storage blob download-batch --auth-mode login --account-name "{account}" '
+        f'--source "{container}" --pattern "{prefix}*" --destination /models/staging && '
+        f'mkdir -p /models/weights && cp -a "/models/staging/{prefix}." /models/weights/'
+    )
+
+
+def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
+    s, m = v["server"], v["model"]
+    port, tp = str(s["port"]), str(s["tp"])
+    offline = [{"name": "HF_HUB_OFFLINE", "value": "1"},
+               {"name": "TRANSFORMERS_OFFLINE", "value": "1"}]
+    if s["kind"] == "vllm":
+        return [
+            "--model", "/models/weights", "--served-model-name", m["name"],
+            "--tensor-parallel-size", tp, "--max-model-len", str(m["max_context"]),
+            "--port", port, "--disable-log-requests",
+        ], offline
+    if s["kind"] == "tgi":
+        return ["--model-id", "/models/weights", "--num-shard", tp, "--port", port,
+                "--max-total-tokens", str(m["max_context"])], offline
+    if s["kind"] == "triton":
+        return ["tritonserver", "--model-repository=/models/weights", f"--http-port={port}",
+                "--metrics-port=8002"], []
+    env = [{"name": "NIM_MODEL_NAME", "value": "/models/weights"},
+           {"name": "NIM_SERVED_MODEL_NAME", "value": m["name"]},
+           {"name": "NIM_SERVER_PORT", "value": port}]
+    return [], env
+
+
+def _meta(name: str, ns: str | None, labels: dict[str, str],
+          annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if ns is not None:
+        meta["namespace"] = ns
+    meta["labels"] = dict(labels)
+    if annotations:
+        meta["annotations"] = dict(sorted(annotations.items()))
+    return meta
+
+
+def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
+    """The model-server Deployment."""
+    name = ns = v["name"]
+    s = v["server"]
+    paths = SERVERS[s["kind"]]
+    labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": "model-server"}
+    args, env = _server_args(v)
+    metrics_port = 8002 if s["kind"] == "triton" else s["port"]
+    ports = [{"name": "http", "containerPort": s["port"], "protocol": "TCP"}]
+    if metrics_port != s["port"]:
+        ports.append({"name": "metrics", "containerPort": metrics_port, "protocol": "TCP"})
+    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    if v["provider"] == "azure" and v["spot"]:
+        tolerations.append({"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal",
+                            "value": "spot", "effect": "NoSchedule"})
+    shm = "20Gi" if s["tp"] > 1 else "8Gi"
+    probe_period = 10
+    startup_failures = math.ceil(s["load_time_seconds"] * 1.5 / probe_period)
+    container: dict[str, Any] = {
+        "name": "server",
+        "image": s["image"],
+        "imagePullPolicy": "IfNotPresent",
+    }
+    if args:
+        container["args"] = args
+    if env:
+        container["env"] = env
+    container.update({
+        "ports": ports,
+        "resources": {
+            "requests": {"cpu": str(v["pod_cpu"]), "memory": f"{v['pod_memory_gib']}Gi",
+                         "nvidia.com/gpu": str(s["tp"])},
+            "limits": {"memory": f"{v['pod_memory_gib']}Gi", "nvidia.com/gpu": str(s["tp"])},
+        },
+        "startupProbe": {"httpGet": {"path": paths["ready"], "port": "http"},
+                         "periodSeconds": probe_period, "timeoutSeconds": 5,
+                         "failureThreshold": startup_failures},
+        "readinessProbe": {"httpGet": {"path": paths["ready"], "port": "http"},
+                           "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 3},
+        "livenessProbe": {"httpGet": {"path": paths["live"], "port": "http"},
+                          "periodSeconds": 15, "timeoutSeconds": 5, "failureThreshold": 4},
+        "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SLEEP_S)]}}},
+        "securityContext": {"allowPrivilegeEscalation": False},
+        "volumeMounts": [
+            {"name": "dshm", "mountPath": "/dev/shm"},
+            {"name": "models", "mountPath": "/models", "readOnly": True},
+        ],
+    })
+    fetch = {
+        "name": "fetch-weights",
+        "image": FETCH_IMAGES[v["provider"]],
+        "imagePullPolicy": "IfNotPresent",
+        "command": ["/bin/sh", "-ec", _fetch_script(v["provider"], region["weights_uri"])],
+        "resources": {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"memory": "4Gi"}},
+        "securityContext": {"allowPrivilegeEscalation": False},
+        "volumeMounts": [{"name": "models", "mountPath": "/models"}],
+    }
+    pod_annotations = {"prometheus.io/scrape": "true", "prometheus.io/port": str(metrics_port),
+                       "prometheus.io/path": "/metrics"}
+    selector = {"matchLabels": {"app.kubernetes.io/name": name}}
+    spread = [
+        {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "ScheduleAnyway",
+         "labelSelector": selector}
+        for key in ("topology.kubernetes.io/zone", "kubernetes.io/hostname")
+    ]
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": _meta(name, ns, labels),
+        "spec": {
+            # No `replicas`: the autoscaler owns the count (min/max in the ScaledObject).
+            "selector": selector,
+            "strategy": {"type": "RollingUpdate",
+                         "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+            # New GPU nodes can take up to 15 min to report GPUs (cluster-autoscaler gpu.go).
+            "progressDeadlineSeconds": s["load_time_seconds"] * 2 + 900,
+            "template": {
+                "metadata": {"labels": labels, "annotations": pod_annotations},
+                "spec": {
+                    "serviceAccountName": SERVICE_ACCOUNT,
+                    "terminationGracePeriodSeconds": PRESTOP_SLEEP_S + DRAIN_S + 15,
+                    "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                    "affinity": {"nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                            {"matchExpressions": [{"key": GPU_POOL_LABEL, "operator": "In",
+                                                   "values": ["gpu"]}]}]}}},
+                    "tolerations": tolerations,
+                    "topologySpreadConstraints": spread,
+                    "initContainers": [fetch],
+                    "containers": [container],
+                    "volumes": [
+                        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
+                        {"name": "models",
+                         "emptyDir": {"sizeLimit": f"{v['model']['cache_gib']}Gi"}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def service(v: dict[str, Any]) -> dict[str, Any]:
+    """The Service in front of the servers (how it is exposed depends on the entry point)."""
+    name = v["name"]
+    provider, public = v["provider"], v["global_lb"]
+    annotations: dict[str, str] = {}
+    kind = "LoadBalancer"
+    if provider == "aws":
+        annotations["service.beta.kubernetes.io/aws-load-balancer-type"] = "nlb"
+        if not public:
+            annotations["service.beta.kubernetes.io/aws-load-balancer-internal"] = "true"
+    elif provider == "azure":
+        if public:
+            annotations["service.beta.kubernetes.io/azure-dns-label-name"] = dns_label(v)
+        else:
+            annotations["service.beta.kubernetes.io/azure-load-balancer-internal"] = "true"
+    elif public:
+        kind = "ClusterIP"  # exported to the multi-cluster Gateway
+    else:
+        annotations["networking.gke.io/load-balancer-type"] = "Internal"
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": _meta(name, name, {"app.kubernetes.io/name": name}, annotations),
+        "spec": {
+            "type": kind,
+            "selector": {"app.kubernetes.io/name": name},
+            "ports": [{"name": "http", "port": v["server"]["port"], "targetPort": "http",
+                       "protocol": "TCP"}],
+        },
+    }
+
+
+def dns_label(v: dict[str, Any]) -> str:
+    """Azure public DNS label of a region's Service: <label>.<region>.cloudapp.azure.com.
+
+    Labels are unique per region across all of Azure, so a stable hash of the fleet name is
+    appended to make a clash with another tenant unlikely.
+    """
+    return f"{v['name']}-{hashlib.sha256(v['name'].encode()).hexdigest()[:6]}"
+
+
+def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
+    """KEDA ScaledObject: Prometheus query on the server's own load metric."""
+    name = v["name"]
+    kind = v["server"]["kind"]
+    m = SERVERS[kind]
+    sel = f'{{namespace="{name}"}}'
+    metric, target = v["autoscaling"]["metric"], v["autoscaling"]["target"]
+    queries = {
+        "queue_depth": (f"sum({m['queue']}{sel})", "AverageValue"),
+        "requests_per_second": (f"sum(rate({m['ok']}{sel}[1m]))", "AverageValue"),
+        "kv_cache_usage": (f"avg({m['kv']}{sel})", "Value"),
+        "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
+    }
+    query, metric_type = queries[metric]
+    r = v["replicas"]
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": _meta(name, name, {"app.kubernetes.io/name": name}),
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
+            "pollingInterval": 15,
+            "cooldownPeriod": 360,
+            "minReplicaCount": r["min"],
+            "maxReplicaCount": r["max"],
+            # No `fallback`: on scaler errors KEDA would jump to a fixed count (the vLLM
+            # production-stack default is 2), scaling a busy fleet down when Prometheus
+            # restarts; without it the HPA keeps the current count until metrics return.
+            "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
+                "scaleUp": {"stabilizationWindowSeconds": 0,
+                            "policies": [{"type": "Pods", "value": 4, "periodSeconds": 60}]},
+                "scaleDown": {"stabilizationWindowSeconds": 600,
+                              "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}]},
+            }}},
+            "triggers": [{
+                "type": "prometheus",
+                "metricType": metric_type,
+                "metadata": {"serverAddress": PROMETHEUS, "query": query,
+                             "threshold": _num(target)},
+            }],
+        },
+    }
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def gateway_address(v: dict[str, Any]) -> str:
+    """Name of the reserved global IP the multi-cluster Gateway uses (GCP)."""
+    return f"{v['name']}-gateway"
+
+
+def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
+    name = v["name"]
+    labels = {"app.kubernetes.io/name": name}
+    objs: list[dict[str, Any]] = [{
+        "apiVersion": "net.gke.io/v1", "kind": "ServiceExport",
+        "metadata": _meta(name, name, labels),
+    }]
+    if not config_cluster:
+        return objs
+    backend = {"group": "net.gke.io", "kind": "ServiceImport", "name": name}
+    objs += [
+        {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+         "metadata": _meta(name, name, labels),
+         "spec": {"gatewayClassName": "gke-l7-global-external-managed-mc",
+                  "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
+                  "listeners": [{"name": "http", "protocol": "HTTP", "port": 80,
+                                 "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]}}]}},
+        {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+         "metadata": _meta(name, name, labels),
+         "spec": {"parentRefs": [{"kind": "Gateway", "name": name}],
+                  "rules": [{"backendRefs": [{**backend, "port": v["server"]["port"]}]}]}},
+        {"apiVersion": "networking.gke.io/v1", "kind": "HealthCheckPolicy",
+         "metadata": _meta(name, name, labels),
+         "spec": {"default": {"config": {"type": "HTTP", "httpHealthCheck": {
+             "port": v["server"]["port"], "requestPath": SERVERS[v["server"]["kind"]]["ready"]}}},
+             "targetRef": backend}},
+    ]
+    return objs
+
+
+def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, Any]]:
+    """All objects of one region's cluster, in apply order."""
+    name = v["name"]
+    labels = {"app.kubernetes.io/name": name}
+    objs: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels)},
+        {"apiVersion": "v1", "kind": "ServiceAccount",
+         "metadata": _meta(SERVICE_ACCOUNT, name, labels)},
+        deployment(v, region),
+        service(v),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+         "metadata": _meta(name, name, labels),
+         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}}},
+        scaled_object(v),
+    ]
+    if v["provider"] == "gcp" and v["global_lb"]:
+        objs += _gcp_global(v, config_cluster=region["index"] == 0)
+    return objs
+
+
+def fleet_objects(v: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Region name -> its objects."""
+    return {r["name"]: region_objects(v, r) for r in v["regions"]}

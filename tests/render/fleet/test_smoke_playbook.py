@@ -1,0 +1,144 @@
+"""The smoke-and-load playbook: lint-clean, and run for real against local model endpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+import support
+from archform.render.targets.fleet import render_fleet
+from archform.spec import InferenceFleet, load_paths
+from conftest import GCP_FIXTURE
+
+pytestmark = [pytest.mark.integration]
+
+
+def _ansible_dir(tmp_path: Path, source: Path = GCP_FIXTURE) -> Path:
+    blueprints = load_paths([source])
+    doc = blueprints.of_kind(InferenceFleet)[0]
+    for f in render_fleet(doc, blueprints):
+        if f.path.startswith("ansible/"):
+            path = tmp_path / f.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(f.content)
+    return tmp_path / "ansible"
+
+
+def _env() -> dict[str, str]:
+    import sys
+
+    bin_dir = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", ""),
+            "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"}
+
+
+class _Server:
+    """A tiny OpenAI-style model server: /v1/models, /v1/completions (optionally failing)."""
+
+    def __init__(self, ready: bool = True, fail_completions: bool = False) -> None:
+        self.requests = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                return
+
+            def _reply(self, code: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path == "/v1/models" and ready:
+                    self._reply(200, {"data": [{"id": "llama-3.1-8b-instruct"}]})
+                else:
+                    self._reply(503, {"error": "loading"})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length))
+                outer.requests += 1
+                if self.path != "/v1/completions" or fail_completions:
+                    self._reply(500, {"error": "boom"})
+                    return
+                time.sleep(0.01)
+                self._reply(200, {"model": body["model"], "choices": [{"text": "hi"}]})
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> _Server:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def ansible_dir(tmp_path: Path) -> Iterator[Path]:
+    support.require_tool("ansible-playbook", "ansible-lint")
+    yield _ansible_dir(tmp_path)
+
+
+def _play(ansible_dir: Path, endpoints: dict[str, str],
+          *extra: str) -> subprocess.CompletedProcess[str]:
+    (ansible_dir / "endpoints.json").write_text(json.dumps({"endpoints": endpoints}))
+    return subprocess.run(
+        ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
+         "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0", *extra],
+        cwd=ansible_dir, env=_env(), capture_output=True, text=True, timeout=300)
+
+
+def test_playbook_is_lint_clean_in_production_profile(ansible_dir: Path) -> None:
+    proc = subprocess.run(["ansible-lint", "--offline", "--profile", "production", "--strict",
+                           "smoke.yml"], cwd=ansible_dir, env=_env(), capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_playbook_reports_p50_p99_for_every_region(ansible_dir: Path) -> None:
+    with _Server() as a, _Server() as b:
+        proc = _play(ansible_dir, {"us-central1": a.url, "europe-west4": b.url},
+                     "-e", "fleet_burst_requests=12")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert a.requests == 12 and b.requests == 12
+    assert "us-central1: p50" in proc.stdout and "europe-west4: p50" in proc.stdout
+    assert "p99" in proc.stdout and "0 errors of 12" in proc.stdout
+
+
+@pytest.mark.slow
+def test_playbook_fails_when_requests_fail(ansible_dir: Path) -> None:
+    with _Server(fail_completions=True) as a:
+        proc = _play(ansible_dir, {"us-central1": a.url}, "-e", "fleet_burst_requests=4")
+    assert proc.returncode != 0
+    assert "misses the smoke target" in proc.stdout
+
+
+@pytest.mark.slow
+def test_playbook_fails_when_the_model_is_not_ready(ansible_dir: Path) -> None:
+    with _Server(ready=False) as a:
+        proc = _play(ansible_dir, {"us-central1": a.url})
+        assert a.requests == 0
+    assert proc.returncode != 0
+
+
+def test_playbook_requires_endpoints(ansible_dir: Path) -> None:
+    proc = subprocess.run(["ansible-playbook", "-i", "inventory.ini", "smoke.yml"],
+                          cwd=ansible_dir, env=_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "pulumi stack output" in proc.stdout
