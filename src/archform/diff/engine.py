@@ -109,7 +109,7 @@ def diff_sets(old: BlueprintSet, new: BlueprintSet, table: PriceTable | None = N
     return DiffReport(
         changes=[c for _, c in ranked],
         resources=_resource_deltas(names, old_docs, new_docs),
-        costs=_cost_deltas(names, old_docs, new_docs, table),
+        costs=_cost_deltas(names, old_docs, new_docs, table, {c.document for c in changes}),
         prices=table,
         regions=_region_deltas(old_docs, new_docs),
         documents_old=list(old_docs),
@@ -173,15 +173,21 @@ def _resource_deltas(
 
 
 def _cost_deltas(
-    names: list[str], old: dict[str, Model], new: dict[str, Model], table: PriceTable
+    names: list[str],
+    old: dict[str, Model],
+    new: dict[str, Model],
+    table: PriceTable,
+    changed: set[str],
 ) -> list[CostDelta]:
+    """Costs that differ, and unpriced costs of changed documents (to say "no price")."""
     out: list[CostDelta] = []
     for name in names:
         before = {c.label: c for c in (costs(old[name], table) if name in old else [])}
         after = {c.label: c for c in (costs(new[name], table) if name in new else [])}
         for label in list(before) + [k for k in after if k not in before]:
             a, b = before.get(label), after.get(label)
-            if a != b:
+            unpriced = any(c is not None and c.missing for c in (a, b))
+            if a != b or (unpriced and name in changed):
                 out.append(CostDelta(name, label, a, b))
     return out
 

@@ -223,7 +223,8 @@ def _groups() -> list[Rule]:
                  "node names derive from the group name: nodes are renamed and re-registered"),
         ]
     rows.append(Rule(
-        _T, "compute.extra_groups[]", INPLACE, "node group changed",
+        _T, "compute.extra_groups[]", NODES,
+        "unlisted node-group setting: assumed to replace the group's nodes",
         _entry_added_removed(
             (INPLACE, "a new node group joins; existing nodes are untouched"),
             (INPLACE, "the group's nodes are drained and removed; other groups are untouched"),
@@ -276,7 +277,8 @@ RULES: tuple[Rule, ...] = (
          "NCCL bootstrap interface changes: nodes pick it up as they restart"),
     Rule(_T, "fabric.roce", ROLL,
          "RoCE traffic class / GID index changes: nodes pick it up as they restart"),
-    Rule(_T, "storage[]", DATA, "storage entry changed", _storage_entry),
+    Rule(_T, "storage[]", DATA,
+         "unlisted storage setting: assumed to need a new file system", _storage_entry),
     Rule(_T, "storage[].kind", DATA,
          "storage kind cannot change: a new file system is created and the data must be copied"),
     Rule(_T, "storage[].deployment", DATA,
@@ -331,7 +333,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_T, "hosts.connection", INPLACE, "how Ansible reaches the hosts; nothing on them"),
     Rule(_T, "hosts.controller", OUTAGE, "the controller host changes: slurmctld moves"),
     Rule(_T, "hosts.login", INPLACE, "login hosts change; compute nodes are untouched"),
-    Rule(_T, "hosts.compute", NODES, "compute host changed",
+    Rule(_T, "hosts.compute", NODES, "the host's inventory entry changes: it is re-provisioned",
          _entry_added_removed(
              (INPLACE, "host added: it is provisioned and joins"),
              (INPLACE, "host removed: it is drained and leaves"),
