@@ -9,7 +9,17 @@ from __future__ import annotations
 import typer
 
 from archform import __version__
-from archform.cli import _core, diff, estimate, generate, init, schema, validate, verify
+from archform.cli import (
+    _core,
+    diagram,
+    diff,
+    estimate,
+    generate,
+    init,
+    schema,
+    validate,
+    verify,
+)
 
 app = typer.Typer(
     name="archform",
@@ -36,7 +46,7 @@ def _root(
     """Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible."""
 
 
-for _module in (validate, schema, init, generate, verify, estimate, diff):
+for _module in (validate, schema, init, generate, verify, estimate, diff, diagram):
     _module.register(app)
 
 
