@@ -21,12 +21,21 @@ _NODE = re.compile(
     rf"|\({_LABEL.replace('label', 'round')}\))"
 )
 _SUBGRAPH = re.compile(rf"subgraph (?P<id>{_ID}) \[{_LABEL}\]")
-_EDGE = re.compile(
-    rf"(?P<src>{_ID}) (?P<arrow>-->|-\.->|==>)(?:\|{_LABEL}\|)? (?P<dst>{_ID})"
-)
+_EDGE = re.compile(rf"(?P<src>{_ID}) (?P<arrow>-->|-\.->|==>)(?:\|{_LABEL}\|)? (?P<dst>{_ID})")
 _DIRECTION = re.compile(r"direction (TB|LR|BT|RL)")
-_KEYWORDS = {"end", "subgraph", "graph", "flowchart", "style", "class", "classdef", "click",
-             "linkstyle", "direction", "default"}
+_KEYWORDS = {
+    "end",
+    "subgraph",
+    "graph",
+    "flowchart",
+    "style",
+    "class",
+    "classdef",
+    "click",
+    "linkstyle",
+    "direction",
+    "default",
+}
 _ENTITIES = {"quot": '"', "amp": "&", "lt": "<", "gt": ">"}
 
 

@@ -26,10 +26,13 @@ def _archform_imports(folder: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize(("package", "allowed"), [
-    ("diagram", {"archform.diagram", "archform.spec"}),
-    ("diff", {"archform.diff", "archform.spec", "archform.estimate"}),
-])
+@pytest.mark.parametrize(
+    ("package", "allowed"),
+    [
+        ("diagram", {"archform.diagram", "archform.spec"}),
+        ("diff", {"archform.diff", "archform.spec", "archform.estimate"}),
+    ],
+)
 def test_package_imports_only_lower_layers(package: str, allowed: set[str]) -> None:
     imports = _archform_imports(PKG / package)
     assert imports, "the scan must see the package's own imports"

@@ -36,9 +36,15 @@ def test_text_output_groups_changes_by_impact(tmp_path: Path) -> None:
     assert "aws-p5-train gpu (us-east-1): nodes 16 -> 32 (+16), GPUs 128 -> 256 (+128)" in out
 
 
-@pytest.mark.parametrize(("threshold", "code"), [
-    ("node-replacement", 1), ("data-loss-risk", 0), ("in-place", 1), ("rolling-restart", 1),
-])
+@pytest.mark.parametrize(
+    ("threshold", "code"),
+    [
+        ("node-replacement", 1),
+        ("data-loss-risk", 0),
+        ("in-place", 1),
+        ("rolling-restart", 1),
+    ],
+)
 def test_fail_on_exits_1_at_or_above_the_class(tmp_path: Path, threshold: str, code: int) -> None:
     new = _edited(tmp_path, "new.yaml", "aws-p5-efa-fsx", instance_type="p4d.24xlarge")
     result = run_cli(["diff", str(AWS), str(new), "--fail-on", threshold])
@@ -92,8 +98,13 @@ def test_json_has_changes_resources_and_cost_from_the_price_table(tmp_path: Path
     assert data["highest"] == "in-place"
     (change,) = data["changes"]
     assert change == {
-        "document": "aws-p5-train", "kind": "TrainingCluster", "path": "compute.nodes",
-        "old": 16, "new": 32, "impact": "in-place", "reason": change["reason"],
+        "document": "aws-p5-train",
+        "kind": "TrainingCluster",
+        "path": "compute.nodes",
+        "old": 16,
+        "new": 32,
+        "impact": "in-place",
+        "reason": change["reason"],
         "policy": "compute.nodes",
     }
     (res,) = data["resources"]
@@ -158,7 +169,8 @@ def test_git_ref_compares_committed_version_with_working_tree(tmp_path: Path) ->
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "v1")
     text = (repo / "blueprints" / "train.yaml").read_text("utf-8")
     (repo / "blueprints" / "train.yaml").write_text(
-        text.replace("capacity_tib: 48", "capacity_tib: 24"), "utf-8")
+        text.replace("capacity_tib: 48", "capacity_tib: 24"), "utf-8"
+    )
     shutil.copy(ONPREM, repo / "blueprints" / "onprem.yaml")
 
     result = run_cli(["diff", "--git", "main", "blueprints", "--format", "json"], cwd=repo)
@@ -170,8 +182,10 @@ def test_git_ref_compares_committed_version_with_working_tree(tmp_path: Path) ->
         ("llm-pretrain", ""): "in-place",
     }
     # a single file works too, and from a subfolder
-    one = run_cli(["diff", "--git", "HEAD", "train.yaml", "--fail-on", "data-loss-risk"],
-                  cwd=repo / "blueprints")
+    one = run_cli(
+        ["diff", "--git", "HEAD", "train.yaml", "--fail-on", "data-loss-risk"],
+        cwd=repo / "blueprints",
+    )
     assert one.returncode == 1, one.stderr
     assert "storage[datasets].capacity_tib: 48 -> 24" in one.stdout
     # a path that did not exist at the revision: everything in it is added

@@ -25,17 +25,23 @@ def diff(
     ],
     git: Annotated[
         str | None,
-        typer.Option("--git", metavar="REF",
-                     help="Compare PATH... at git revision REF with the working tree."),
+        typer.Option(
+            "--git",
+            metavar="REF",
+            help="Compare PATH... at git revision REF with the working tree.",
+        ),
     ] = None,
     output_format: Annotated[
         str, typer.Option("--format", "-f", help="text, md (a PR comment) or json.")
     ] = "text",
     fail_on: Annotated[
         str | None,
-        typer.Option("--fail-on", metavar="CLASS",
-                     help="Exit 1 when a change is at or above CLASS: in-place, rolling-restart, "
-                          "node-replacement, data-loss-risk, cluster-wide-outage."),
+        typer.Option(
+            "--fail-on",
+            metavar="CLASS",
+            help="Exit 1 when a change is at or above CLASS: in-place, rolling-restart, "
+            "node-replacement, data-loss-risk, cluster-wide-outage.",
+        ),
     ] = None,
 ) -> None:
     """Classify what changes between two blueprint versions, with resource and cost deltas."""

@@ -54,15 +54,25 @@ class _Builder:
         return tier
 
     def cluster(self, tc: TrainingCluster) -> Group:
-        group = Group(self.ids.make("g", "tc", tc.name),
-                      (f"{tc.name}: {tc.purpose.replace('_', ' ')}", *_describe(tc.description)))
+        group = Group(
+            self.ids.make("g", "tc", tc.name),
+            (f"{tc.name}: {tc.purpose.replace('_', ' ')}", *_describe(tc.description)),
+        )
         sch = tc.scheduler
         if sch.kind == "slurm":
-            extras = [x for x, on in (("accounting", sch.accounting),
-                                      ("pyxis", sch.containers == "pyxis"),
-                                      ("backup controller", sch.backup_controller)) if on]
-            lines = [f"Slurm {sch.version} controller",
-                     f"partitions: {', '.join(p.name for p in sch.partitions)}"]
+            extras = [
+                x
+                for x, on in (
+                    ("accounting", sch.accounting),
+                    ("pyxis", sch.containers == "pyxis"),
+                    ("backup controller", sch.backup_controller),
+                )
+                if on
+            ]
+            lines = [
+                f"Slurm {sch.version} controller",
+                f"partitions: {', '.join(p.name for p in sch.partitions)}",
+            ]
             if extras:
                 lines.append(", ".join(extras))
         else:
@@ -72,20 +82,26 @@ class _Builder:
         fab = tc.fabric
         fabric = Node(
             self.ids.make("n", tc.name, "fabric"),
-            (f"fabric: {fab.kind}", f"{fab.gbps_per_node} Gbps/node, {fab.rails} rails",
-             f"topology: {fab.topology.kind.replace('_', ' ')}"),
+            (
+                f"fabric: {fab.kind}",
+                f"{fab.gbps_per_node} Gbps/node, {fab.rails} rails",
+                f"topology: {fab.topology.kind.replace('_', ' ')}",
+            ),
         )
         first_group = ""
         for ng in tc.compute.groups:
             machine = ng.instance_type or "on-prem node"
             if ng.gpu:
-                gpus = (f"{ng.gpu.per_node} x {ng.gpu.model} per node = "
-                        f"{ng.nodes * ng.gpu.per_node} GPUs")
+                gpus = (
+                    f"{ng.gpu.per_node} x {ng.gpu.model} per node = "
+                    f"{ng.nodes * ng.gpu.per_node} GPUs"
+                )
             else:
                 gpus = "CPU only"
-            node = Node(self.ids.make("n", tc.name, "group", ng.name),
-                        (f"{ng.name}: {ng.nodes} x {machine}", gpus,
-                         ng.purchase.replace("_", " ")))
+            node = Node(
+                self.ids.make("n", tc.name, "group", ng.name),
+                (f"{ng.name}: {ng.nodes} x {machine}", gpus, ng.purchase.replace("_", " ")),
+            )
             group.nodes.append(node)
             first_group = first_group or node.id
             self.edges.append(Edge(scheduler.id, node.id, "schedules"))
@@ -109,16 +125,22 @@ class _Builder:
         return tier
 
     def fleet(self, fleet: InferenceFleet) -> Group:
-        title = (f"{fleet.name}: {fleet.model.name} on {fleet.placement.provider}",
-                 *_describe(fleet.description))
+        title = (
+            f"{fleet.name}: {fleet.model.name} on {fleet.placement.provider}",
+            *_describe(fleet.description),
+        )
         group = Group(self.ids.make("g", "fleet", fleet.name), title)
         entry = None
         traffic = fleet.traffic
         if traffic is not None and traffic.global_load_balancer:
-            entry = Node(self.ids.make("n", fleet.name, "entry"),
-                         ("global load balancer",
-                          f"peak {_num(traffic.peak_rps)} rps, p99 {traffic.p99_latency_ms} ms"),
-                         "round")
+            entry = Node(
+                self.ids.make("n", fleet.name, "entry"),
+                (
+                    "global load balancer",
+                    f"peak {_num(traffic.peak_rps)} rps, p99 {traffic.p99_latency_ms} ms",
+                ),
+                "round",
+            )
             group.nodes.append(entry)
         pool, server = fleet.gpu_pool, fleet.server
         gpu = f"{pool.gpu.per_node} x {pool.gpu.model} per node" if pool.gpu else "GPU"
@@ -128,19 +150,34 @@ class _Builder:
         servers = []
         for region in fleet.placement.all_regions:
             rg = Group(self.ids.make("g", fleet.name, region), (f"region {region}",))
-            srv = Node(self.ids.make("n", fleet.name, region, "server"),
-                       (f"{server.kind} model server", server.image,
-                        f"tensor parallel {server.tensor_parallel}"), "round")
-            gpus = Node(self.ids.make("n", fleet.name, region, "gpu_pool"),
-                        (f"gpu_pool: {pool.min_nodes_per_region}..{pool.max_nodes_per_region}"
-                         f" x {pool.instance_type}", gpu, purchase))
+            srv = Node(
+                self.ids.make("n", fleet.name, region, "server"),
+                (
+                    f"{server.kind} model server",
+                    server.image,
+                    f"tensor parallel {server.tensor_parallel}",
+                ),
+                "round",
+            )
+            gpus = Node(
+                self.ids.make("n", fleet.name, region, "gpu_pool"),
+                (
+                    f"gpu_pool: {pool.min_nodes_per_region}..{pool.max_nodes_per_region}"
+                    f" x {pool.instance_type}",
+                    gpu,
+                    purchase,
+                ),
+            )
             rg.nodes += [srv, gpus]
             self.edges.append(Edge(srv.id, gpus.id, "runs on"))
             if fleet.system_pool is not None:
                 sp = fleet.system_pool
-                rg.nodes.append(Node(self.ids.make("n", fleet.name, region, "system_pool"),
-                                     (f"system_pool: {sp.nodes_per_region} x "
-                                      f"{sp.instance_type}",)))
+                rg.nodes.append(
+                    Node(
+                        self.ids.make("n", fleet.name, region, "system_pool"),
+                        (f"system_pool: {sp.nodes_per_region} x {sp.instance_type}",),
+                    )
+                )
             if entry is not None:
                 self.edges.append(Edge(entry.id, srv.id))
             servers.append(srv.id)
@@ -152,22 +189,33 @@ class _Builder:
         tier = Group(self.ids.make("g", "registry_tier"), ("Model registry",))
         for plat in platforms:
             reg = plat.registry
-            node = Node(self.ids.make("n", plat.name, "registry"),
-                        (f"{plat.name} registry", f"bucket {reg.bucket}",
-                         f"{reg.provider} {reg.region}"), "db")
+            node = Node(
+                self.ids.make("n", plat.name, "registry"),
+                (f"{plat.name} registry", f"bucket {reg.bucket}", f"{reg.provider} {reg.region}"),
+                "db",
+            )
             tier.nodes.append(node)
             if plat.training in self.anchor:
                 approval = plat.promotion.approval
-                self.edges.append(Edge(self.anchor[plat.training], node.id,
-                                       f"promote ({approval} approval)", "thick"))
+                self.edges.append(
+                    Edge(
+                        self.anchor[plat.training],
+                        node.id,
+                        f"promote ({approval} approval)",
+                        "thick",
+                    )
+                )
             for srv in self.servers.get(plat.inference, []):
                 self.edges.append(Edge(node.id, srv, "pull weights", "dotted"))
             sourced.add(plat.inference)
         return tier
 
     def weights(self, fleet: InferenceFleet, group: Group) -> None:
-        node = Node(self.ids.make("n", fleet.name, "weights"),
-                    (f"weights: {fleet.model.name}", fleet.model.source), "db")
+        node = Node(
+            self.ids.make("n", fleet.name, "weights"),
+            (f"weights: {fleet.model.name}", fleet.model.source),
+            "db",
+        )
         group.nodes.insert(0, node)
         for srv in self.servers[fleet.name]:
             self.edges.append(Edge(node.id, srv, "pull weights", "dotted"))

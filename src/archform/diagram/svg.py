@@ -19,7 +19,7 @@ CHAR_W = 7.2  # 12px monospace advance
 LINE_H = 16.0
 PAD = 10.0
 GAP = 12.0
-COLUMN_GAP = 90.0
+COLUMN_GAP = 160.0  # room for edge labels between columns
 MARGIN = 20.0
 TITLE_H = 28.0
 
@@ -90,16 +90,19 @@ class _Canvas:
     def text(self, x: float, y: float, lines: tuple[str, ...], weight: str = "normal") -> None:
         for i, line in enumerate(lines):
             attr = ' font-weight="bold"' if weight == "bold" and i == 0 else ""
-            self.parts.append(f'<text x="{_f(x)}" y="{_f(y + i * LINE_H)}"{attr}>'
-                              f"{xml_text(line)}</text>")
+            self.parts.append(
+                f'<text x="{_f(x)}" y="{_f(y + i * LINE_H)}"{attr}>{xml_text(line)}</text>'
+            )
 
     def node(self, node: Node, x: float, y: float, w: float) -> float:
         _, h = _node_size(node)
         self.boxes[node.id] = Box(x, y, w, h)
         self.parts.append(f'<g class="node" id="{node.id}">')
-        self.parts.append(f'<rect x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(h)}" '
-                          f'rx="{_RADIUS[node.shape]}" fill="{_FILL[node.shape]}" '
-                          'stroke="#57606a"/>')
+        self.parts.append(
+            f'<rect x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(h)}" '
+            f'rx="{_RADIUS[node.shape]}" fill="{_FILL[node.shape]}" '
+            'stroke="#57606a"/>'
+        )
         self.text(x + PAD, y + PAD + 8, node.lines)
         self.parts.append("</g>")
         return h
@@ -108,8 +111,10 @@ class _Canvas:
         _, h = _group_size(group)
         fill = _GROUP_FILL[min(depth, len(_GROUP_FILL) - 1)]
         self.parts.append(f'<g class="group" id="{group.id}">')
-        self.parts.append(f'<rect x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(h)}" '
-                          f'rx="6" fill="{fill}" stroke="#8c959f"/>')
+        self.parts.append(
+            f'<rect x="{_f(x)}" y="{_f(y)}" width="{_f(w)}" height="{_f(h)}" '
+            f'rx="6" fill="{fill}" stroke="#8c959f"/>'
+        )
         self.text(x + PAD, y + PAD + 8, group.title, "bold")
         cy = y + len(group.title) * LINE_H + PAD
         for node in group.nodes:
@@ -130,29 +135,41 @@ def to_svg(diagram: Diagram) -> str:
         x += w + COLUMN_GAP
         bottom = max(bottom, MARGIN + TITLE_H + h)
     edges: list[str] = []
+    right = x - COLUMN_GAP
     for edge in diagram.edges:
         a, b = canvas.boxes[edge.src], canvas.boxes[edge.dst]
         sx, sy = a.x + a.w, a.y + a.h / 2
         if b.x > a.x + a.w:
             tx, ty = b.x, b.y + b.h / 2
             bend = (tx - sx) / 2
-            path = f"M{_f(sx)},{_f(sy)} C{_f(sx + bend)},{_f(sy)} {_f(tx - bend)},{_f(ty)} " \
-                   f"{_f(tx)},{_f(ty)}"
-            lx, ly = (sx + tx) / 2, (sy + ty) / 2 - 4
+            path = (
+                f"M{_f(sx)},{_f(sy)} C{_f(sx + bend)},{_f(sy)} {_f(tx - bend)},{_f(ty)} "
+                f"{_f(tx)},{_f(ty)}"
+            )
+            lx, ly, anchor = (sx + tx) / 2, (sy + ty) / 2 - 4, "middle"
         else:
             tx, ty = b.x + b.w, b.y + b.h / 2
-            reach = max(sx, tx) + 30 + abs(ty - sy) / 12
-            path = f"M{_f(sx)},{_f(sy)} C{_f(reach)},{_f(sy)} {_f(reach)},{_f(ty)} " \
-                   f"{_f(tx)},{_f(ty)}"
-            lx, ly = reach - 20, (sy + ty) / 2
-        edges.append(f'<g class="edge" data-from="{edge.src}" data-to="{edge.dst}">'
-                     f'<path d="{path}" fill="none" stroke="#24292f"{_STROKE[edge.style]} '
-                     'marker-end="url(#arrow)"/>')
+            reach = max(sx, tx) + 16 + min(abs(ty - sy) / 12, 24)
+            path = (
+                f"M{_f(sx)},{_f(sy)} C{_f(reach)},{_f(sy)} {_f(reach)},{_f(ty)} {_f(tx)},{_f(ty)}"
+            )
+            lx, ly, anchor = reach + 3, (sy + ty) / 2 + 3, "start"
+            right = max(right, reach)
+        edges.append(
+            f'<g class="edge" data-from="{edge.src}" data-to="{edge.dst}">'
+            f'<path d="{path}" fill="none" stroke="#24292f"{_STROKE[edge.style]} '
+            'marker-end="url(#arrow)"/>'
+        )
         if edge.label:
-            edges.append(f'<text class="edge-label" x="{_f(lx)}" y="{_f(ly)}" '
-                         f'font-size="10">{xml_text(edge.label)}</text>')
+            span = len(edge.label) * 6.0
+            right = max(right, lx + (span if anchor == "start" else span / 2))
+            edges.append(
+                f'<text class="edge-label" x="{_f(lx)}" y="{_f(ly)}" '
+                f'text-anchor="{anchor}" font-size="10" paint-order="stroke" '
+                f'stroke="#ffffff" stroke-width="3">{xml_text(edge.label)}</text>'
+            )
         edges.append("</g>")
-    width = max(x - COLUMN_GAP + MARGIN + 60, 200)
+    width = max(right + MARGIN, 200.0)
     height = bottom + MARGIN
     head = [
         '<?xml version="1.0" encoding="UTF-8"?>',

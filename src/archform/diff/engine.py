@@ -126,15 +126,35 @@ def _document_changes(name: str, old: Model | None, new: Model | None) -> list[C
         out = []
         for edit in compare(_dump(old), _dump(new)):
             verdict = classify(new.kind, edit)
-            out.append(Change(name, new.kind, edit.path, edit.old, edit.new,
-                              verdict.impact, verdict.reason, verdict.rule))
+            out.append(
+                Change(
+                    name,
+                    new.kind,
+                    edit.path,
+                    edit.old,
+                    edit.new,
+                    verdict.impact,
+                    verdict.reason,
+                    verdict.rule,
+                )
+            )
         return out
     out = []
     if old is not None:
         out.extend(_removed(old))
     if new is not None:
-        out.append(Change(name, new.kind, "", None, new.kind, Impact.IN_PLACE,
-                          f"new {new.kind} is created; nothing existing changes", None))
+        out.append(
+            Change(
+                name,
+                new.kind,
+                "",
+                None,
+                new.kind,
+                Impact.IN_PLACE,
+                f"new {new.kind} is created; nothing existing changes",
+                None,
+            )
+        )
     return out
 
 
@@ -142,20 +162,51 @@ def _removed(model: Model) -> list[Change]:
     kind = model.kind
     if isinstance(model, TrainingCluster):
         stores = len(model.storage)
-        reason = (f"the cluster is destroyed with its {stores} file system(s)" if stores
-                  else "the cluster is destroyed")
+        reason = (
+            f"the cluster is destroyed with its {stores} file system(s)"
+            if stores
+            else "the cluster is destroyed"
+        )
         out = [Change(model.name, kind, "", kind, None, Impact.CLUSTER_WIDE_OUTAGE, reason, None)]
         for store in model.storage:
-            out.append(Change(model.name, kind, f"storage[{store.name}]",
-                              store.model_dump(mode="json"), None, Impact.DATA_LOSS_RISK,
-                              "the file system is destroyed together with its data", None))
+            out.append(
+                Change(
+                    model.name,
+                    kind,
+                    f"storage[{store.name}]",
+                    store.model_dump(mode="json"),
+                    None,
+                    Impact.DATA_LOSS_RISK,
+                    "the file system is destroyed together with its data",
+                    None,
+                )
+            )
         return out
     if kind == "InferenceFleet":
-        return [Change(model.name, kind, "", kind, None, Impact.CLUSTER_WIDE_OUTAGE,
-                       "the fleet is destroyed in every region: its traffic has nowhere to go",
-                       None)]
-    return [Change(model.name, kind, "", kind, None, Impact.DATA_LOSS_RISK,
-                   "the registry bucket and promotion pipeline are destroyed", None)]
+        return [
+            Change(
+                model.name,
+                kind,
+                "",
+                kind,
+                None,
+                Impact.CLUSTER_WIDE_OUTAGE,
+                "the fleet is destroyed in every region: its traffic has nowhere to go",
+                None,
+            )
+        ]
+    return [
+        Change(
+            model.name,
+            kind,
+            "",
+            kind,
+            None,
+            Impact.DATA_LOSS_RISK,
+            "the registry bucket and promotion pipeline are destroyed",
+            None,
+        )
+    ]
 
 
 def _resource_deltas(
@@ -198,9 +249,10 @@ def _region_deltas(old: dict[str, Model], new: dict[str, Model]) -> list[RegionD
         for model in docs.values():
             for fp in footprints(model):
                 row = sums.setdefault(fp.region, [0] * 8)
-                row[side * 4: side * 4 + 4] = [
-                    a + b for a, b in zip(
-                        row[side * 4: side * 4 + 4],
+                row[side * 4 : side * 4 + 4] = [
+                    a + b
+                    for a, b in zip(
+                        row[side * 4 : side * 4 + 4],
                         (fp.nodes_min, fp.nodes_max, fp.gpus_min, fp.gpus_max),
                         strict=True,
                     )

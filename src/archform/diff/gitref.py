@@ -40,8 +40,9 @@ def materialize(ref: str, paths: list[Path], dest: Path, cwd: Path | None = None
             rel = absolute.relative_to(root).as_posix()
         except ValueError:
             raise UsageError(f"{path} is outside the git repository at {root}") from None
-        listed = _git(["ls-tree", "-r", "--name-only", "--full-tree", ref, "--", rel or "."],
-                      root).splitlines()
+        listed = _git(
+            ["ls-tree", "-r", "--name-only", "--full-tree", ref, "--", rel or "."], root
+        ).splitlines()
         files = [f for f in listed if f.endswith(YAML_SUFFIXES)]
         for name in sorted(files):
             target = dest / name

@@ -66,10 +66,16 @@ def resource_line(delta: ResourceDelta) -> tuple[str, str, str]:
     what = f"{ref.document} {ref.group} ({ref.region})"
     cells = []
     for attr in ("nodes", "gpus"):
-        old = (0, 0) if delta.old is None else (getattr(delta.old, f"{attr}_min"),
-                                                getattr(delta.old, f"{attr}_max"))
-        new = (0, 0) if delta.new is None else (getattr(delta.new, f"{attr}_min"),
-                                                getattr(delta.new, f"{attr}_max"))
+        old = (
+            (0, 0)
+            if delta.old is None
+            else (getattr(delta.old, f"{attr}_min"), getattr(delta.old, f"{attr}_max"))
+        )
+        new = (
+            (0, 0)
+            if delta.new is None
+            else (getattr(delta.new, f"{attr}_min"), getattr(delta.new, f"{attr}_max"))
+        )
         text = f"{_range(*old)} -> {_range(*new)}"
         if old[0] == old[1] and new[0] == new[1] and old != new:
             text += f" ({_signed(new[0] - old[0])})"
@@ -113,8 +119,10 @@ def _price_basis(report: DiffReport) -> str:
     table = report.prices
     basis = ", ".join(f"{k}: {v}" for k, v in sorted(table.regions.items()))
     checked = "" if table.verified else ", not re-verified"
-    return (f"list prices as of {table.as_of.isoformat()}{checked} ({basis}), "
-            f"{table.hours_per_month} h/month")
+    return (
+        f"list prices as of {table.as_of.isoformat()}{checked} ({basis}), "
+        f"{table.hours_per_month} h/month"
+    )
 
 
 def to_text(report: DiffReport) -> str:
@@ -125,8 +133,10 @@ def to_text(report: DiffReport) -> str:
         if change.impact != current:
             current = change.impact
             lines += ["", f"{current.label.upper()}"]
-        lines.append(f"  {change.document}  {_path(change)}: "
-                     f"{value_text(change.old)} -> {value_text(change.new)}")
+        lines.append(
+            f"  {change.document}  {_path(change)}: "
+            f"{value_text(change.old)} -> {value_text(change.new)}"
+        )
         lines.append(f"      {change.reason}")
     if report.resources:
         lines += ["", "Resources (nodes, GPUs):"]
@@ -147,9 +157,19 @@ def to_text(report: DiffReport) -> str:
 def md_cell(text: str) -> str:
     """Text made inert in a Markdown table cell of a PR comment."""
     out = " ".join(text.split())
-    for char, entity in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "&#124;"),
-                         ("`", "&#96;"), ("*", "&#42;"), ("_", "&#95;"), ("[", "&#91;"),
-                         ("]", "&#93;"), ("\\", "&#92;"), ("@", "&#64;")):
+    for char, entity in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ("|", "&#124;"),
+        ("`", "&#96;"),
+        ("*", "&#42;"),
+        ("_", "&#95;"),
+        ("[", "&#91;"),
+        ("]", "&#93;"),
+        ("\\", "&#92;"),
+        ("@", "&#64;"),
+    ):
         out = out.replace(char, entity)
     return out
 
@@ -160,23 +180,42 @@ def to_markdown(report: DiffReport) -> str:
     head = "no changes" if highest is None else f"highest impact **{highest.label}**"
     lines = [f"### archform diff: {head}", ""]
     if report.changes:
-        lines += [md_cell(summary(report)), "",
-                  "| impact | document | path | old | new | why |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            md_cell(summary(report)),
+            "",
+            "| impact | document | path | old | new | why |",
+            "|---|---|---|---|---|---|",
+        ]
         for c in report.changes:
-            cells = [c.impact.label, c.document, _path(c), value_text(c.old), value_text(c.new),
-                     c.reason]
+            cells = [
+                c.impact.label,
+                c.document,
+                _path(c),
+                value_text(c.old),
+                value_text(c.new),
+                c.reason,
+            ]
             lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
     if report.resources:
-        lines += ["", "**Resources**", "", "| node group (region) | nodes | GPUs |",
-                  "|---|---|---|"]
+        lines += [
+            "",
+            "**Resources**",
+            "",
+            "| node group (region) | nodes | GPUs |",
+            "|---|---|---|",
+        ]
         rows = [resource_line(d) for d in report.resources]
         rows += [region_line(r) for r in report.regions]
         for row in rows:
             lines.append("| " + " | ".join(md_cell(x) for x in row) + " |")
     if report.costs:
-        lines += ["", f"**Monthly cost** ({md_cell(_price_basis(report))})", "",
-                  "| document | before | after | change |", "|---|---|---|---|"]
+        lines += [
+            "",
+            f"**Monthly cost** ({md_cell(_price_basis(report))})",
+            "",
+            "| document | before | after | change |",
+            "|---|---|---|---|",
+        ]
         for delta in report.costs:
             lines.append("| " + " | ".join(md_cell(x) for x in cost_line(delta)) + " |")
     return "\n".join(lines) + "\n"
@@ -188,19 +227,36 @@ def to_json(report: DiffReport) -> str:
     data: dict[str, Any] = {
         "highest": None if highest is None else highest.slug,
         "changes": [
-            {"document": c.document, "kind": c.kind, "path": c.path, "old": c.old, "new": c.new,
-             "impact": c.impact.slug, "reason": c.reason, "policy": c.rule}
+            {
+                "document": c.document,
+                "kind": c.kind,
+                "path": c.path,
+                "old": c.old,
+                "new": c.new,
+                "impact": c.impact.slug,
+                "reason": c.reason,
+                "policy": c.rule,
+            }
             for c in report.changes
         ],
         "resources": [
-            {"document": d.key[0], "group": d.key[1], "region": d.key[2],
-             "old": None if d.old is None else _fp(d.old),
-             "new": None if d.new is None else _fp(d.new)}
+            {
+                "document": d.key[0],
+                "group": d.key[1],
+                "region": d.key[2],
+                "old": None if d.old is None else _fp(d.old),
+                "new": None if d.new is None else _fp(d.new),
+            }
             for d in report.resources
         ],
         "regions": [
-            {"region": r.region, "nodes_old": list(r.nodes_old), "nodes_new": list(r.nodes_new),
-             "gpus_old": list(r.gpus_old), "gpus_new": list(r.gpus_new)}
+            {
+                "region": r.region,
+                "nodes_old": list(r.nodes_old),
+                "nodes_new": list(r.nodes_new),
+                "gpus_old": list(r.gpus_old),
+                "gpus_new": list(r.gpus_new),
+            }
             for r in report.regions
         ],
         "costs": {
@@ -208,11 +264,14 @@ def to_json(report: DiffReport) -> str:
             "prices_verified": report.prices.verified,
             "hours_per_month": report.prices.hours_per_month,
             "documents": [
-                {"document": d.document, "size": d.label,
-                 "old_usd_per_month": None if d.old is None else d.old.usd_per_month,
-                 "new_usd_per_month": None if d.new is None else d.new.usd_per_month,
-                 "delta_usd_per_month": d.delta,
-                 "missing_prices": sorted({m for c in (d.old, d.new) if c for m in c.missing})}
+                {
+                    "document": d.document,
+                    "size": d.label,
+                    "old_usd_per_month": None if d.old is None else d.old.usd_per_month,
+                    "new_usd_per_month": None if d.new is None else d.new.usd_per_month,
+                    "delta_usd_per_month": d.delta,
+                    "missing_prices": sorted({m for c in (d.old, d.new) if c for m in c.missing}),
+                }
                 for d in report.costs
             ],
         },
@@ -221,5 +280,11 @@ def to_json(report: DiffReport) -> str:
 
 
 def _fp(fp: Any) -> dict[str, Any]:
-    return {"instance_type": fp.instance_type, "gpu": fp.gpu_model, "nodes_min": fp.nodes_min,
-            "nodes_max": fp.nodes_max, "gpus_min": fp.gpus_min, "gpus_max": fp.gpus_max}
+    return {
+        "instance_type": fp.instance_type,
+        "gpu": fp.gpu_model,
+        "nodes_min": fp.nodes_min,
+        "nodes_max": fp.nodes_max,
+        "gpus_min": fp.gpus_min,
+        "gpus_max": fp.gpus_max,
+    }

@@ -56,8 +56,19 @@ def footprints(model: Model) -> list[Footprint]:
             per = group.gpu.per_node if group.gpu else 0
             itype = group.instance_type or "on-prem"
             gpu = group.gpu.model if group.gpu else "-"
-            out.append(Footprint(model.name, group.name, region, itype, gpu,
-                                 group.nodes, group.nodes, group.nodes * per, group.nodes * per))
+            out.append(
+                Footprint(
+                    model.name,
+                    group.name,
+                    region,
+                    itype,
+                    gpu,
+                    group.nodes,
+                    group.nodes,
+                    group.nodes * per,
+                    group.nodes * per,
+                )
+            )
         return out
     if isinstance(model, InferenceFleet):
         pool = model.gpu_pool
@@ -67,12 +78,34 @@ def footprints(model: Model) -> list[Footprint]:
         for region in model.placement.all_regions:
             low = max(pool.min_nodes_per_region, _floor(model))
             high = max(pool.max_nodes_per_region, _floor(model))
-            out.append(Footprint(model.name, "gpu_pool", region, pool.instance_type, gpu,
-                                 low, high, low * per, high * per))
+            out.append(
+                Footprint(
+                    model.name,
+                    "gpu_pool",
+                    region,
+                    pool.instance_type,
+                    gpu,
+                    low,
+                    high,
+                    low * per,
+                    high * per,
+                )
+            )
             if model.system_pool is not None:
                 n = model.system_pool.nodes_per_region
-                out.append(Footprint(model.name, "system_pool", region,
-                                     model.system_pool.instance_type, "-", n, n, 0, 0))
+                out.append(
+                    Footprint(
+                        model.name,
+                        "system_pool",
+                        region,
+                        model.system_pool.instance_type,
+                        "-",
+                        n,
+                        n,
+                        0,
+                        0,
+                    )
+                )
         return out
     return []
 
@@ -108,7 +141,6 @@ def costs(model: Model, table: PriceTable) -> list[Cost]:
         return [Cost(model.name, "total", value, tuple(missing))]
     if isinstance(model, InferenceFleet):
         return [
-            Cost(model.name, c.label, c.usd_per_month, c.missing)
-            for c in fleet_costs(model, table)
+            Cost(model.name, c.label, c.usd_per_month, c.missing) for c in fleet_costs(model, table)
         ]
     return []
