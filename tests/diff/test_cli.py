@@ -196,3 +196,15 @@ def test_git_ref_compares_committed_version_with_working_tree(tmp_path: Path) ->
     # a bad revision is a usage error
     bad = run_cli(["diff", "--git", "no-such-ref", "blueprints"], cwd=repo)
     assert bad.returncode == 2 and "git" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_policy_flag_prints_the_table_and_default() -> None:
+    from archform.diff.policy import RULES
+
+    result = run_cli(["diff", "--policy"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(RULES) + 1
+    fabric = next(ln for ln in lines if ln.split()[:2] == ["TrainingCluster", "fabric.kind"])
+    assert "cluster-wide outage" in fabric
+    assert "(any other field)" in lines[-1] and "node replacement" in lines[-1]

@@ -20,9 +20,9 @@ def register(app: typer.Typer) -> None:
 
 def diff(
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(help="OLD NEW (files or folders), or with --git: the paths to compare."),
-    ],
+    ] = None,
     git: Annotated[
         str | None,
         typer.Option(
@@ -43,6 +43,9 @@ def diff(
             "node-replacement, data-loss-risk, cluster-wide-outage.",
         ),
     ] = None,
+    policy: Annotated[
+        bool, typer.Option("--policy", help="Print the update-policy table and exit.")
+    ] = False,
 ) -> None:
     """Classify what changes between two blueprint versions, with resource and cost deltas."""
     from archform.diff import diff_sets
@@ -50,7 +53,14 @@ def diff(
     from archform.diff.report import to_json, to_markdown, to_text
     from archform.spec import load_paths
 
+    if policy:
+        from archform.diff.report import policy_text
+
+        typer.echo(policy_text(), nl=False)
+        return
+
     def run() -> int:
+        paths_ = paths or []
         if output_format not in FORMATS:
             fail(f"unknown format {output_format!r}", f"choose one of {', '.join(FORMATS)}")
         threshold = None
@@ -63,17 +73,17 @@ def diff(
             if git is not None:
                 from archform.diff.gitref import materialize
 
-                if not paths:
+                if not paths_:
                     fail("--git needs at least one PATH", "archform diff --git main blueprints/")
-                old_files = materialize(git, paths, Path(tmp))
-                old, new = load_paths(old_files), load_paths(paths)
+                old_files = materialize(git, paths_, Path(tmp))
+                old, new = load_paths(old_files), load_paths(paths_)
             else:
-                if len(paths) != 2:
+                if len(paths_) != 2:
                     fail("give exactly two paths: OLD NEW", "or use --git REF PATH...")
-                for path in paths:
+                for path in paths_:
                     if not path.exists():
                         fail(f"{path} does not exist")
-                old, new = load_paths([paths[0]]), load_paths([paths[1]])
+                old, new = load_paths([paths_[0]]), load_paths([paths_[1]])
         report = diff_sets(old, new)
         render = {"text": to_text, "md": to_markdown, "json": to_json}[output_format]
         typer.echo(render(report), nl=False)

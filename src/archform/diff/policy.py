@@ -21,7 +21,8 @@ Patterns are spec paths with list keys erased: ``storage[].capacity_tib`` matche
 the longest matching pattern wins, so ``server.tensor_parallel`` refines ``server``. Some rows
 carry a refinement that looks at the values (a capacity that shrinks, a Slurm version that
 crosses a major release, a region list that only grows). Rows under kind ``*`` apply to
-every kind.
+every kind. The TrainingCluster rows live in `policy_training.py`, the refinements in
+`refine.py`; `archform diff --policy` prints the whole table.
 
 Default for a path no row matches: ``node replacement``, stated as such in the reason. It is
 deliberately conservative (a new field is assumed to reach the node image) without crying

@@ -221,6 +221,20 @@ def to_markdown(report: DiffReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def policy_text() -> str:
+    """The update-policy table, one row per line, and the default for unlisted fields."""
+    from archform.diff.policy import DEFAULT_IMPACT, DEFAULT_REASON, RULES
+
+    lines = []
+    for rule in RULES:
+        note = " (refined by the values)" if rule.refine is not None else ""
+        lines.append(
+            f"{rule.kind:<16} {rule.pattern:<44} {rule.impact.label:<20} {rule.reason}{note}"
+        )
+    lines.append(f"{'*':<16} {'(any other field)':<44} {DEFAULT_IMPACT.label:<20} {DEFAULT_REASON}")
+    return "\n".join(lines) + "\n"
+
+
 def to_json(report: DiffReport) -> str:
     """Machine-readable report."""
     highest = report.highest
