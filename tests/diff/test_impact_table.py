@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ruamel.yaml import YAML
 
-from archform.diff import Impact
-from diff.helpers import Mutate, diff_edit
+from archform.diff import Impact, diff_sets
+from archform.spec import load_text
+from diff.helpers import Mutate, diff_edit, dump
+from support import BLUEPRINTS
 
 D = list[dict[str, Any]]
 
@@ -320,7 +323,27 @@ def test_lustre_capacity_decrease_reason_says_why() -> None:
     assert "cannot shrink" in change.reason and "copied" in change.reason
 
 
-def test_slurm_upgrade_more_than_two_releases_says_so() -> None:
-    report, _ = diff_edit(PLAT, _set(0, "scheduler.version", "25.11"))
+@pytest.mark.parametrize(
+    ("old", "new", "too_far"),
+    [
+        ("22.05", "23.11", False),  # two back: fine before 24.11
+        ("22.05", "24.05", True),  # three back: 24.05 keeps state from two releases only
+        ("23.02", "24.11", False),  # three back: fine from 24.11 on
+        ("23.02", "25.05", True),  # four back
+        ("24.05", "25.11", False),
+    ],
+)
+def test_slurm_upgrade_beyond_the_compatibility_window_says_so(
+    old: str, new: str, too_far: bool
+) -> None:
+    def both(docs: D) -> None:
+        docs[0]["scheduler"]["version"] = new
+
+    old_text = (BLUEPRINTS / "platform-two-tier.yaml").read_text("utf-8")
+    old_text = old_text.replace('version: "24.05"', f'version: "{old}"')
+    docs = list(YAML().load_all(old_text))
+    both(docs)
+    report = diff_sets(load_text(old_text, "old.yaml"), load_text(dump(docs), "new.yaml"))
     (change,) = report.changes
-    assert change.impact == OUT and "upgrade in steps" in change.reason
+    assert change.impact == OUT
+    assert ("upgrade in steps" in change.reason) is too_far, change.reason

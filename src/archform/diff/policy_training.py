@@ -213,7 +213,11 @@ TRAINING_RULES: tuple[Rule, ...] = (
         "storage[].throughput_mbps_per_tib",
         INPLACE,
         "throughput changed",
-        refine.scratch_fixed("the throughput tier of a persistent file system is changed online"),
+        # FSx for Lustre: persistent SSD throughput tiers can be raised or lowered in place, with
+        # a brief pause (docs.aws.amazon.com/fsx/latest/LustreGuide/managing-throughput-capacity)
+        refine.scratch_fixed(
+            "a persistent file system changes throughput tier in place (brief pause)"
+        ),
     ),
     Rule(
         _T,

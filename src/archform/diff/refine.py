@@ -112,9 +112,15 @@ def slurm_version(edit: Edit) -> tuple[Impact, str] | None:
         "the controller is down while its state is converted"
     )
     if old[:5] in SLURM_VERSIONS and new[:5] in SLURM_VERSIONS:
+        # Upgrades keep jobs and state from the two previous major releases, three from 24.11
+        # on (https://slurm.schedmd.com/upgrades.html, "Compatibility Window").
         steps = SLURM_VERSIONS.index(new[:5]) - SLURM_VERSIONS.index(old[:5])
-        if steps > 2:
-            reason += f" ({steps} releases apart: upgrade in steps of at most two)"
+        window = 3 if new[:5] >= "24.11" else 2
+        if steps > window:
+            reason += (
+                f" ({steps} releases apart: Slurm {new[:5]} upgrades from at most {window} "
+                "releases back, so upgrade in steps or lose job state)"
+            )
     return OUTAGE, reason
 
 
