@@ -22,6 +22,8 @@ def value_text(value: Any) -> str:
         return str(int(value))
     if isinstance(value, str):
         text = value
+    elif isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+        text = "[" + ", ".join(value_text(v) for v in value) + "]"
     elif isinstance(value, dict) and "name" in value:
         keys = ("kind", "purpose", "capacity_tib", "nodes", "instance_type", "address", "default")
         text = " ".join(f"{k}={value_text(value[k])}" for k in keys if value.get(k) is not None)
@@ -174,6 +176,11 @@ def md_cell(text: str) -> str:
     return out
 
 
+def _code(text: str) -> str:
+    """An escaped cell shown as code (HTML tag: backticks could be closed by the value)."""
+    return f"<code>{md_cell(text)}</code>"
+
+
 def to_markdown(report: DiffReport) -> str:
     """A PR comment: summary line, change table, resource and cost deltas."""
     highest = report.highest
@@ -188,14 +195,14 @@ def to_markdown(report: DiffReport) -> str:
         ]
         for c in report.changes:
             cells = [
-                c.impact.label,
-                c.document,
-                _path(c),
-                value_text(c.old),
-                value_text(c.new),
-                c.reason,
+                md_cell(c.impact.label),
+                md_cell(c.document),
+                _code(_path(c)),
+                _code(value_text(c.old)),
+                _code(value_text(c.new)),
+                md_cell(c.reason),
             ]
-            lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
+            lines.append("| " + " | ".join(cells) + " |")
     if report.resources:
         lines += [
             "",
