@@ -193,6 +193,11 @@ def test_git_ref_compares_committed_version_with_working_tree(tmp_path: Path) ->
     shutil.copy(ONPREM, repo / "new" / "x.yaml")
     added = run_cli(["diff", "--git", "HEAD", "new", "--format", "json"], cwd=repo)
     assert json.loads(added.stdout)["changes"][0]["path"] == ""
+    # a file deleted from the working tree: its documents are removed
+    (repo / "blueprints" / "train.yaml").unlink()
+    gone = run_cli(["diff", "--git", "HEAD", "blueprints/train.yaml", "-f", "json"], cwd=repo)
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads(gone.stdout)["highest"] == "cluster-wide-outage"
     # a bad revision is a usage error
     bad = run_cli(["diff", "--git", "no-such-ref", "blueprints"], cwd=repo)
     assert bad.returncode == 2 and "git" in bad.stderr and "Traceback" not in bad.stderr

@@ -76,7 +76,8 @@ def diff(
                 if not paths_:
                     fail("--git needs at least one PATH", "archform diff --git main blueprints/")
                 old_files = materialize(git, paths_, Path(tmp))
-                old, new = load_paths(old_files), load_paths(paths_)
+                # a path deleted from the working tree: its documents show up as removed
+                old, new = load_paths(old_files), load_paths([p for p in paths_ if p.exists()])
             else:
                 if len(paths_) != 2:
                     fail("give exactly two paths: OLD NEW", "or use --git REF PATH...")
