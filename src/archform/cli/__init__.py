@@ -11,6 +11,8 @@ import typer
 from archform import __version__
 from archform.cli import (
     _core,
+    diagram,
+    diff,
     estimate,
     generate,
     init,
@@ -47,7 +49,19 @@ def _root(
     """Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible."""
 
 
-for _module in (validate, lint, rules, schema, init, generate, plan, verify, estimate):
+for _module in (
+    validate,
+    lint,
+    rules,
+    schema,
+    init,
+    generate,
+    plan,
+    verify,
+    estimate,
+    diff,
+    diagram,
+):
     _module.register(app)
 
 

@@ -17,14 +17,20 @@ def register(app: typer.Typer) -> None:
     app.command("estimate")(estimate)
 
 
-def _estimate_one(fleet: Any, gpu: str | None, utilization: float, overhead: float,
-                  tokens_per_gpu: float | None) -> dict[str, Any]:
+def _estimate_one(
+    fleet: Any, gpu: str | None, utilization: float, overhead: float, tokens_per_gpu: float | None
+) -> dict[str, Any]:
     from archform.estimate import inference as inf
     from archform.estimate.prices import fleet_costs, load_prices
 
     if gpu is not None:
-        fit = inf.memory_fit_for(fleet.model, inf.usable_gib(gpu, None),
-                                 fleet.server.tensor_parallel, utilization, overhead)
+        fit = inf.memory_fit_for(
+            fleet.model,
+            inf.usable_gib(gpu, None),
+            fleet.server.tensor_parallel,
+            utilization,
+            overhead,
+        )
         gpu_name = gpu
     else:
         fit = inf.memory_fit(fleet, utilization, overhead)
@@ -50,10 +56,12 @@ def _estimate_one(fleet: Any, gpu: str | None, utilization: float, overhead: flo
             "fits": fit.fits,
             "shape_assumed_from": fit.shape.assumed_from,
         },
-        "capacity": None if cap is None else {
+        "capacity": None
+        if cap is None
+        else {
             **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in asdict(cap).items()},
             "method": "Little's law: replicas = ceil(peak_rps / (C / W(C))); "
-                      "throughput per GPU scaled from 8B bf16 reference points",
+            "throughput per GPU scaled from 8B bf16 reference points",
         },
         "cost": {
             "prices_as_of": table.as_of.isoformat(),
@@ -101,30 +109,46 @@ def _text(e: dict[str, Any]) -> list[str]:
             f"({c['nodes_max_per_region']} nodes) -> "
             + ("enough" if c["enough"] else "NOT ENOUGH for the peak at the p99 target"),
         ]
-    lines.append(f"  GPUs and cost ({cost['purchase']}; prices as of {cost['prices_as_of']}, "
-                 f"{'verified' if cost['prices_verified'] else 'unverified list prices'}, basis "
-                 f"{', '.join(f'{k} {v}' for k, v in sorted(cost['price_regions'].items()))}, "
-                 f"{cost['hours_per_month']} h/month):")
+    lines.append(
+        f"  GPUs and cost ({cost['purchase']}; prices as of {cost['prices_as_of']}, "
+        f"{'verified' if cost['prices_verified'] else 'unverified list prices'}, basis "
+        f"{', '.join(f'{k} {v}' for k, v in sorted(cost['price_regions'].items()))}, "
+        f"{cost['hours_per_month']} h/month):"
+    )
     for at in cost["at"]:
-        money = ("no price for " + ", ".join(at["missing"])) if at["usd_per_month"] is None else (
-            f"${at['usd_per_hour']:,.2f}/h, ${at['usd_per_month']:,.0f}/month")
-        lines.append(f"    at {at['label']:3}  {at['gpu_nodes']} GPU nodes "
-                     f"({at['spot_nodes']} spot), {at['gpus']} GPUs: {money}")
+        money = (
+            ("no price for " + ", ".join(at["missing"]))
+            if at["usd_per_month"] is None
+            else (f"${at['usd_per_hour']:,.2f}/h, ${at['usd_per_month']:,.0f}/month")
+        )
+        lines.append(
+            f"    at {at['label']:3}  {at['gpu_nodes']} GPU nodes "
+            f"({at['spot_nodes']} spot), {at['gpus']} GPUs: {money}"
+        )
     return lines
 
 
 def estimate(
-    files: Annotated[list[Path], typer.Argument(
-        help="Blueprint files with InferenceFleet documents.")],
+    files: Annotated[
+        list[Path], typer.Argument(help="Blueprint files with InferenceFleet documents.")
+    ],
     fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
-    tokens_per_gpu: Annotated[float | None, typer.Option(
-        "--tokens-per-gpu", help="Override the per-GPU tokens/s at the knee (batch ~32).")] = None,
-    utilization: Annotated[float, typer.Option(
-        "--utilization", help="vLLM gpu_memory_utilization (fraction of GPU memory).")] = 0.9,
-    gpu: Annotated[str | None, typer.Option(
-        "--gpu", help="Size for this GPU model instead (e.g. L4).")] = None,
-    overhead_gib: Annotated[float, typer.Option(
-        "--overhead-gib", help="Runtime memory per GPU outside weights and KV.")] = 0.83,
+    tokens_per_gpu: Annotated[
+        float | None,
+        typer.Option(
+            "--tokens-per-gpu", help="Override the per-GPU tokens/s at the knee (batch ~32)."
+        ),
+    ] = None,
+    utilization: Annotated[
+        float,
+        typer.Option("--utilization", help="vLLM gpu_memory_utilization (fraction of GPU memory)."),
+    ] = 0.9,
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", help="Size for this GPU model instead (e.g. L4).")
+    ] = None,
+    overhead_gib: Annotated[
+        float, typer.Option("--overhead-gib", help="Runtime memory per GPU outside weights and KV.")
+    ] = 0.83,
 ) -> None:
     """Size an inference fleet: weights + KV per replica, replicas for peak_rps, GPUs and cost."""
     from archform.spec import InferenceFleet, load_paths

@@ -49,8 +49,12 @@ def load_prices() -> PriceTable:
     text = resources.files("archform.spec").joinpath("data/prices.yaml").read_text("utf-8")
     data: dict[str, Any] = YAML(typ="safe").load(text)
     prices = {
-        name: Price(name, str(row["provider"]), float(row["on_demand"]),
-                    None if row.get("spot") is None else float(row["spot"]))
+        name: Price(
+            name,
+            str(row["provider"]),
+            float(row["on_demand"]),
+            None if row.get("spot") is None else float(row["spot"]),
+        )
         for name, row in sorted(data["instances"].items())
     }
     as_of = data["as_of"]
@@ -107,10 +111,17 @@ def fleet_costs(fleet: InferenceFleet, table: PriceTable | None = None) -> list[
                 hourly += system.nodes_per_region * sys_price.on_demand
         total = (on_demand_nodes + spot_nodes) * regions
         per_hour = None if missing else round(hourly * regions, 2)
-        out.append(FleetCost(
-            label=label, gpu_nodes=total, spot_nodes=spot_nodes * regions, gpus=total * per_node,
-            usd_per_hour=per_hour,
-            usd_per_month=None if per_hour is None else round(per_hour * table.hours_per_month, 0),
-            missing=tuple(missing),
-        ))
+        out.append(
+            FleetCost(
+                label=label,
+                gpu_nodes=total,
+                spot_nodes=spot_nodes * regions,
+                gpus=total * per_node,
+                usd_per_hour=per_hour,
+                usd_per_month=None
+                if per_hour is None
+                else round(per_hour * table.hours_per_month, 0),
+                missing=tuple(missing),
+            )
+        )
     return out

@@ -80,21 +80,26 @@ def render_fleet(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/fleet/Pulumi.yaml.j2", ctx)),
         GeneratedFile.text("pulumi/__main__.py", render(f"pulumi/fleet/{provider}.py.j2", ctx)),
         GeneratedFile.text("pulumi/workload.py", render("pulumi/fleet/workload.py.j2", ctx)),
-        GeneratedFile.text("pulumi/fleet_objects.py",
-                           render("pulumi/fleet/fleet_objects.py.j2", ctx)),
-        GeneratedFile.text("pulumi/requirements.txt",
-                           "".join(f"{k}=={v}\n" for k, v in pins.items())),
+        GeneratedFile.text(
+            "pulumi/fleet_objects.py", render("pulumi/fleet/fleet_objects.py.j2", ctx)
+        ),
+        GeneratedFile.text(
+            "pulumi/requirements.txt", "".join(f"{k}=={v}\n" for k, v in pins.items())
+        ),
         GeneratedFile.text("pulumi/README.md", render("pulumi/fleet/README.md.j2", ctx)),
     ]
     for region in regions:
         for i, obj in enumerate(region["objects"]):
-            path = (f"kubernetes/{region['name']}/{i:02d}-{obj['kind'].lower()}-"
-                    f"{obj['metadata']['name']}.yaml")
+            path = (
+                f"kubernetes/{region['name']}/{i:02d}-{obj['kind'].lower()}-"
+                f"{obj['metadata']['name']}.yaml"
+            )
             files.append(GeneratedFile.text(path, manifest_yaml(obj, view["k8s_version"])))
     for name in ("smoke.yml", "ansible.cfg", "inventory.ini", "files/burst.py"):
         mode = 0o755 if name.endswith(".py") else 0o644
-        files.append(GeneratedFile.text(f"ansible/{name}",
-                                        render(f"ansible-fleet/{name}.j2", ctx), mode))
+        files.append(
+            GeneratedFile.text(f"ansible/{name}", render(f"ansible-fleet/{name}.j2", ctx), mode)
+        )
     return files
 
 

@@ -88,13 +88,15 @@ def _pools(fleet: InferenceFleet, per_node: int) -> list[dict[str, Any]]:
     if floor:
         pools.append({"name": "gpuod", "spot": False, "min": floor, "max": floor, "gpus": per_node})
     if not spot or pool.max_nodes_per_region > floor:
-        pools.append({
-            "name": "gpuspot" if spot else "gpu",
-            "spot": spot,
-            "min": max(0, pool.min_nodes_per_region - floor),
-            "max": pool.max_nodes_per_region - floor,
-            "gpus": per_node,
-        })
+        pools.append(
+            {
+                "name": "gpuspot" if spot else "gpu",
+                "spot": spot,
+                "min": max(0, pool.min_nodes_per_region - floor),
+                "max": pool.max_nodes_per_region - floor,
+                "gpus": per_node,
+            }
+        )
     return pools
 
 
@@ -120,17 +122,20 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
     weights = weights_gib(fleet.model.params, fleet.model.precision)
     regions = []
     for i, region in enumerate(fleet.placement.all_regions):
-        regions.append({
-            "name": region,
-            "index": i,
-            "key": re.sub(r"[^a-z0-9]", "", region),
-            "cluster": f"{fleet.name}-{region}"[:40].rstrip("-"),
-            "vpc_cidr": f"10.{100 + i}.0.0/16",
-            "weights_uri": replica_uri(fleet, region),
-            "weights_bucket": _bucket_of(replica_uri(fleet, region)),
-            "replica_bucket": replica_bucket(fleet, region)
-            if replica_uri(fleet, region) != fleet.model.source else None,
-        })
+        regions.append(
+            {
+                "name": region,
+                "index": i,
+                "key": re.sub(r"[^a-z0-9]", "", region),
+                "cluster": f"{fleet.name}-{region}"[:40].rstrip("-"),
+                "vpc_cidr": f"10.{100 + i}.0.0/16",
+                "weights_uri": replica_uri(fleet, region),
+                "weights_bucket": _bucket_of(replica_uri(fleet, region)),
+                "replica_bucket": replica_bucket(fleet, region)
+                if replica_uri(fleet, region) != fleet.model.source
+                else None,
+            }
+        )
     autoscaling = fleet.autoscaling
     return {
         "name": fleet.name,
@@ -139,8 +144,9 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         "validate_version": f"{fleet.kubernetes.version}.0",
         "api_cidrs": cidrs,
         "api_private": private_api,
-        "api_public_cidrs": [] if private_api else [c for c in cidrs
-                                                    if not ipaddress.ip_network(c).is_private],
+        "api_public_cidrs": []
+        if private_api
+        else [c for c in cidrs if not ipaddress.ip_network(c).is_private],
         "regions": regions,
         "global_lb": bool(fleet.traffic and fleet.traffic.global_load_balancer),
         "model": {
@@ -163,12 +169,14 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         "gpu_model": gpu.model if gpu else "unknown",
         "gpus_per_node": per_node,
         "accelerator": gke_accelerator(fleet.gpu_pool.instance_type)
-        if fleet.placement.provider == "gcp" else None,
+        if fleet.placement.provider == "gcp"
+        else None,
         "pod_cpu": max(1, int(vcpus * share * 0.8)),
         "pod_memory_gib": max(4, int(mem * share * 0.8)),
         "system_pool": {
-            "instance": fleet.system_pool.instance_type if fleet.system_pool else _default_system(
-                fleet.placement.provider),
+            "instance": fleet.system_pool.instance_type
+            if fleet.system_pool
+            else _default_system(fleet.placement.provider),
             "nodes": fleet.system_pool.nodes_per_region if fleet.system_pool else 2,
         },
         "replicas": {

@@ -32,16 +32,34 @@ SERVICE_ACCOUNT = "model-reader"
 SERVERS: dict[str, dict[str, str]] = {
     # vLLM renamed gpu_cache_usage_perc to kv_cache_usage_perc (vLLM metrics doc); the query
     # takes whichever the pinned image exports ("a|b" -> PromQL `a or b`).
-    "vllm": {"ready": "/v1/models", "live": "/health", "queue": "vllm:num_requests_waiting",
-             "kv": "vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc",
-             "ok": "vllm:request_success_total"},
-    "tgi": {"ready": "/health", "live": "/info", "queue": "tgi_queue_size",
-            "kv": "tgi_batch_current_size", "ok": "tgi_request_success"},
-    "triton": {"ready": "/v2/health/ready", "live": "/v2/health/live",
-               "queue": "nv_inference_pending_request_count",
-               "kv": "nv_inference_pending_request_count", "ok": "nv_inference_request_success"},
-    "nim": {"ready": "/v1/health/ready", "live": "/v1/health/live", "queue": "num_requests_waiting",
-            "kv": "gpu_cache_usage_perc", "ok": "request_success_total"},
+    "vllm": {
+        "ready": "/v1/models",
+        "live": "/health",
+        "queue": "vllm:num_requests_waiting",
+        "kv": "vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc",
+        "ok": "vllm:request_success_total",
+    },
+    "tgi": {
+        "ready": "/health",
+        "live": "/info",
+        "queue": "tgi_queue_size",
+        "kv": "tgi_batch_current_size",
+        "ok": "tgi_request_success",
+    },
+    "triton": {
+        "ready": "/v2/health/ready",
+        "live": "/v2/health/live",
+        "queue": "nv_inference_pending_request_count",
+        "kv": "nv_inference_pending_request_count",
+        "ok": "nv_inference_request_success",
+    },
+    "nim": {
+        "ready": "/v1/health/ready",
+        "live": "/v1/health/live",
+        "queue": "num_requests_waiting",
+        "kv": "gpu_cache_usage_perc",
+        "ok": "request_success_total",
+    },
 }
 
 # In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
@@ -76,28 +94,53 @@ def _fetch_script(provider: str, uri: str) -> str:
 def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     s, m = v["server"], v["model"]
     port, tp = str(s["port"]), str(s["tp"])
-    offline = [{"name": "HF_HUB_OFFLINE", "value": "1"},
-               {"name": "TRANSFORMERS_OFFLINE", "value": "1"}]
+    offline = [
+        {"name": "HF_HUB_OFFLINE", "value": "1"},
+        {"name": "TRANSFORMERS_OFFLINE", "value": "1"},
+    ]
     if s["kind"] == "vllm":
         return [
-            "--model", "/models/weights", "--served-model-name", m["name"],
-            "--tensor-parallel-size", tp, "--max-model-len", str(m["max_context"]),
-            "--port", port, "--disable-log-requests",
+            "--model",
+            "/models/weights",
+            "--served-model-name",
+            m["name"],
+            "--tensor-parallel-size",
+            tp,
+            "--max-model-len",
+            str(m["max_context"]),
+            "--port",
+            port,
+            "--disable-log-requests",
         ], offline
     if s["kind"] == "tgi":
-        return ["--model-id", "/models/weights", "--num-shard", tp, "--port", port,
-                "--max-total-tokens", str(m["max_context"])], offline
+        return [
+            "--model-id",
+            "/models/weights",
+            "--num-shard",
+            tp,
+            "--port",
+            port,
+            "--max-total-tokens",
+            str(m["max_context"]),
+        ], offline
     if s["kind"] == "triton":
-        return ["tritonserver", "--model-repository=/models/weights", f"--http-port={port}",
-                "--metrics-port=8002"], []
-    env = [{"name": "NIM_MODEL_NAME", "value": "/models/weights"},
-           {"name": "NIM_SERVED_MODEL_NAME", "value": m["name"]},
-           {"name": "NIM_SERVER_PORT", "value": port}]
+        return [
+            "tritonserver",
+            "--model-repository=/models/weights",
+            f"--http-port={port}",
+            "--metrics-port=8002",
+        ], []
+    env = [
+        {"name": "NIM_MODEL_NAME", "value": "/models/weights"},
+        {"name": "NIM_SERVED_MODEL_NAME", "value": m["name"]},
+        {"name": "NIM_SERVER_PORT", "value": port},
+    ]
     return [], env
 
 
-def _meta(name: str, ns: str | None, labels: dict[str, str],
-          annotations: dict[str, str] | None = None) -> dict[str, Any]:
+def _meta(
+    name: str, ns: str | None, labels: dict[str, str], annotations: dict[str, str] | None = None
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if ns is not None:
         meta["namespace"] = ns
@@ -120,8 +163,14 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
         ports.append({"name": "metrics", "containerPort": metrics_port, "protocol": "TCP"})
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     if v["provider"] == "azure" and v["spot"]:
-        tolerations.append({"key": "kubernetes.azure.com/scalesetpriority", "operator": "Equal",
-                            "value": "spot", "effect": "NoSchedule"})
+        tolerations.append(
+            {
+                "key": "kubernetes.azure.com/scalesetpriority",
+                "operator": "Equal",
+                "value": "spot",
+                "effect": "NoSchedule",
+            }
+        )
     shm = "20Gi" if s["tp"] > 1 else "8Gi"
     probe_period = 10
     startup_failures = math.ceil(s["load_time_seconds"] * 1.5 / probe_period)
@@ -134,27 +183,43 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
         container["args"] = args
     if env:
         container["env"] = env
-    container.update({
-        "ports": ports,
-        "resources": {
-            "requests": {"cpu": str(v["pod_cpu"]), "memory": f"{v['pod_memory_gib']}Gi",
-                         "nvidia.com/gpu": str(s["tp"])},
-            "limits": {"memory": f"{v['pod_memory_gib']}Gi", "nvidia.com/gpu": str(s["tp"])},
-        },
-        "startupProbe": {"httpGet": {"path": paths["ready"], "port": "http"},
-                         "periodSeconds": probe_period, "timeoutSeconds": 5,
-                         "failureThreshold": startup_failures},
-        "readinessProbe": {"httpGet": {"path": paths["ready"], "port": "http"},
-                           "periodSeconds": 5, "timeoutSeconds": 5, "failureThreshold": 3},
-        "livenessProbe": {"httpGet": {"path": paths["live"], "port": "http"},
-                          "periodSeconds": 15, "timeoutSeconds": 5, "failureThreshold": 4},
-        "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SLEEP_S)]}}},
-        "securityContext": {"allowPrivilegeEscalation": False},
-        "volumeMounts": [
-            {"name": "dshm", "mountPath": "/dev/shm"},
-            {"name": "models", "mountPath": "/models", "readOnly": True},
-        ],
-    })
+    container.update(
+        {
+            "ports": ports,
+            "resources": {
+                "requests": {
+                    "cpu": str(v["pod_cpu"]),
+                    "memory": f"{v['pod_memory_gib']}Gi",
+                    "nvidia.com/gpu": str(s["tp"]),
+                },
+                "limits": {"memory": f"{v['pod_memory_gib']}Gi", "nvidia.com/gpu": str(s["tp"])},
+            },
+            "startupProbe": {
+                "httpGet": {"path": paths["ready"], "port": "http"},
+                "periodSeconds": probe_period,
+                "timeoutSeconds": 5,
+                "failureThreshold": startup_failures,
+            },
+            "readinessProbe": {
+                "httpGet": {"path": paths["ready"], "port": "http"},
+                "periodSeconds": 5,
+                "timeoutSeconds": 5,
+                "failureThreshold": 3,
+            },
+            "livenessProbe": {
+                "httpGet": {"path": paths["live"], "port": "http"},
+                "periodSeconds": 15,
+                "timeoutSeconds": 5,
+                "failureThreshold": 4,
+            },
+            "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SLEEP_S)]}}},
+            "securityContext": {"allowPrivilegeEscalation": False},
+            "volumeMounts": [
+                {"name": "dshm", "mountPath": "/dev/shm"},
+                {"name": "models", "mountPath": "/models", "readOnly": True},
+            ],
+        }
+    )
     fetch = {
         "name": "fetch-weights",
         "image": FETCH_IMAGES[v["provider"]],
@@ -164,12 +229,19 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
         "securityContext": {"allowPrivilegeEscalation": False},
         "volumeMounts": [{"name": "models", "mountPath": "/models"}],
     }
-    pod_annotations = {"prometheus.io/scrape": "true", "prometheus.io/port": str(metrics_port),
-                       "prometheus.io/path": "/metrics"}
+    pod_annotations = {
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": str(metrics_port),
+        "prometheus.io/path": "/metrics",
+    }
     selector = {"matchLabels": {"app.kubernetes.io/name": name}}
     spread = [
-        {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "ScheduleAnyway",
-         "labelSelector": selector}
+        {
+            "maxSkew": 1,
+            "topologyKey": key,
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": selector,
+        }
         for key in ("topology.kubernetes.io/zone", "kubernetes.io/hostname")
     ]
     return {
@@ -179,8 +251,10 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
         "spec": {
             # No `replicas`: the autoscaler owns the count (min/max in the ScaledObject).
             "selector": selector,
-            "strategy": {"type": "RollingUpdate",
-                         "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}},
+            "strategy": {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0},
+            },
             # New GPU nodes can take up to 15 min to report GPUs (cluster-autoscaler gpu.go).
             "progressDeadlineSeconds": s["load_time_seconds"] * 2 + 900,
             "template": {
@@ -189,18 +263,33 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                     "serviceAccountName": SERVICE_ACCOUNT,
                     "terminationGracePeriodSeconds": PRESTOP_SLEEP_S + DRAIN_S + 15,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
-                    "affinity": {"nodeAffinity": {
-                        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                            {"matchExpressions": [{"key": GPU_POOL_LABEL, "operator": "In",
-                                                   "values": ["gpu"]}]}]}}},
+                    "affinity": {
+                        "nodeAffinity": {
+                            "requiredDuringSchedulingIgnoredDuringExecution": {
+                                "nodeSelectorTerms": [
+                                    {
+                                        "matchExpressions": [
+                                            {
+                                                "key": GPU_POOL_LABEL,
+                                                "operator": "In",
+                                                "values": ["gpu"],
+                                            }
+                                        ]
+                                    }
+                                ]
+                            }
+                        }
+                    },
                     "tolerations": tolerations,
                     "topologySpreadConstraints": spread,
                     "initContainers": [fetch],
                     "containers": [container],
                     "volumes": [
                         {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
-                        {"name": "models",
-                         "emptyDir": {"sizeLimit": f"{v['model']['cache_gib']}Gi"}},
+                        {
+                            "name": "models",
+                            "emptyDir": {"sizeLimit": f"{v['model']['cache_gib']}Gi"},
+                        },
                     ],
                 },
             },
@@ -234,8 +323,14 @@ def service(v: dict[str, Any]) -> dict[str, Any]:
         "spec": {
             "type": kind,
             "selector": {"app.kubernetes.io/name": name},
-            "ports": [{"name": "http", "port": v["server"]["port"], "targetPort": "http",
-                       "protocol": "TCP"}],
+            "ports": [
+                {
+                    "name": "http",
+                    "port": v["server"]["port"],
+                    "targetPort": "http",
+                    "protocol": "TCP",
+                }
+            ],
         },
     }
 
@@ -277,18 +372,31 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
             # No `fallback`: on scaler errors KEDA would jump to a fixed count (the vLLM
             # production-stack default is 2), scaling a busy fleet down when Prometheus
             # restarts; without it the HPA keeps the current count until metrics return.
-            "advanced": {"horizontalPodAutoscalerConfig": {"behavior": {
-                "scaleUp": {"stabilizationWindowSeconds": 0,
-                            "policies": [{"type": "Pods", "value": 4, "periodSeconds": 60}]},
-                "scaleDown": {"stabilizationWindowSeconds": 600,
-                              "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}]},
-            }}},
-            "triggers": [{
-                "type": "prometheus",
-                "metricType": metric_type,
-                "metadata": {"serverAddress": PROMETHEUS, "query": query,
-                             "threshold": _num(target)},
-            }],
+            "advanced": {
+                "horizontalPodAutoscalerConfig": {
+                    "behavior": {
+                        "scaleUp": {
+                            "stabilizationWindowSeconds": 0,
+                            "policies": [{"type": "Pods", "value": 4, "periodSeconds": 60}],
+                        },
+                        "scaleDown": {
+                            "stabilizationWindowSeconds": 600,
+                            "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
+                        },
+                    }
+                }
+            },
+            "triggers": [
+                {
+                    "type": "prometheus",
+                    "metricType": metric_type,
+                    "metadata": {
+                        "serverAddress": PROMETHEUS,
+                        "query": query,
+                        "threshold": _num(target),
+                    },
+                }
+            ],
         },
     }
 
@@ -305,29 +413,60 @@ def gateway_address(v: dict[str, Any]) -> str:
 def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
     name = v["name"]
     labels = {"app.kubernetes.io/name": name}
-    objs: list[dict[str, Any]] = [{
-        "apiVersion": "net.gke.io/v1", "kind": "ServiceExport",
-        "metadata": _meta(name, name, labels),
-    }]
+    objs: list[dict[str, Any]] = [
+        {
+            "apiVersion": "net.gke.io/v1",
+            "kind": "ServiceExport",
+            "metadata": _meta(name, name, labels),
+        }
+    ]
     if not config_cluster:
         return objs
     backend = {"group": "net.gke.io", "kind": "ServiceImport", "name": name}
     objs += [
-        {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
-         "metadata": _meta(name, name, labels),
-         "spec": {"gatewayClassName": "gke-l7-global-external-managed-mc",
-                  "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
-                  "listeners": [{"name": "http", "protocol": "HTTP", "port": 80,
-                                 "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]}}]}},
-        {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
-         "metadata": _meta(name, name, labels),
-         "spec": {"parentRefs": [{"kind": "Gateway", "name": name}],
-                  "rules": [{"backendRefs": [{**backend, "port": v["server"]["port"]}]}]}},
-        {"apiVersion": "networking.gke.io/v1", "kind": "HealthCheckPolicy",
-         "metadata": _meta(name, name, labels),
-         "spec": {"default": {"config": {"type": "HTTP", "httpHealthCheck": {
-             "port": v["server"]["port"], "requestPath": SERVERS[v["server"]["kind"]]["ready"]}}},
-             "targetRef": backend}},
+        {
+            "apiVersion": "gateway.networking.k8s.io/v1",
+            "kind": "Gateway",
+            "metadata": _meta(name, name, labels),
+            "spec": {
+                "gatewayClassName": "gke-l7-global-external-managed-mc",
+                "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
+                "listeners": [
+                    {
+                        "name": "http",
+                        "protocol": "HTTP",
+                        "port": 80,
+                        "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]},
+                    }
+                ],
+            },
+        },
+        {
+            "apiVersion": "gateway.networking.k8s.io/v1",
+            "kind": "HTTPRoute",
+            "metadata": _meta(name, name, labels),
+            "spec": {
+                "parentRefs": [{"kind": "Gateway", "name": name}],
+                "rules": [{"backendRefs": [{**backend, "port": v["server"]["port"]}]}],
+            },
+        },
+        {
+            "apiVersion": "networking.gke.io/v1",
+            "kind": "HealthCheckPolicy",
+            "metadata": _meta(name, name, labels),
+            "spec": {
+                "default": {
+                    "config": {
+                        "type": "HTTP",
+                        "httpHealthCheck": {
+                            "port": v["server"]["port"],
+                            "requestPath": SERVERS[v["server"]["kind"]]["ready"],
+                        },
+                    }
+                },
+                "targetRef": backend,
+            },
+        },
     ]
     return objs
 
@@ -338,13 +477,19 @@ def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, 
     labels = {"app.kubernetes.io/name": name}
     objs: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels)},
-        {"apiVersion": "v1", "kind": "ServiceAccount",
-         "metadata": _meta(SERVICE_ACCOUNT, name, labels)},
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": _meta(SERVICE_ACCOUNT, name, labels),
+        },
         deployment(v, region),
         service(v),
-        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-         "metadata": _meta(name, name, labels),
-         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}}},
+        {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": _meta(name, name, labels),
+            "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}},
+        },
         scaled_object(v),
     ]
     if v["provider"] == "gcp" and v["global_lb"]:

@@ -44,8 +44,10 @@ def validate_object(obj: dict[str, Any], version: str) -> str | None:
         return f"{where}: {path or '<root>'}: {error.message}"
     supported = kv.all_versions()
     if not any(kv.major_minor(v) == kv.major_minor(version + ".0") for v in supported):
-        return (f"Kubernetes {version} is outside what kubernetes-validate "
-                f"{kubernetes_validate.__version__} ships ({supported[0]}..{supported[-1]})")
+        return (
+            f"Kubernetes {version} is outside what kubernetes-validate "
+            f"{kubernetes_validate.__version__} ships ({supported[0]}..{supported[-1]})"
+        )
     try:
         kubernetes_validate.validate(obj, version + ".0", strict=True)
     except kv.SchemaNotFoundError:
@@ -92,8 +94,14 @@ def _applies(root: Path) -> bool:
 def _run(root: Path) -> list[Result]:
     found = manifests(root)
     if importlib.util.find_spec("kubernetes_validate") is None:
-        return [Result(NAME, str(root), "skipped", "kubernetes-validate is not installed "
-                       "(pip install 'archform[kubernetes]')")]
+        return [
+            Result(
+                NAME,
+                str(root),
+                "skipped",
+                "kubernetes-validate is not installed (pip install 'archform[kubernetes]')",
+            )
+        ]
     results = []
     for path, version in found:
         rel = path.relative_to(root).as_posix()

@@ -1,0 +1,97 @@
+"""`archform diff OLD NEW` / `archform diff --git REF PATH...`: change impact between versions."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from archform.cli._core import EXIT_FINDINGS, fail, guarded
+
+FORMATS = ("text", "md", "json")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command."""
+    app.command("diff")(diff)
+
+
+def diff(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="OLD NEW (files or folders), or with --git: the paths to compare."),
+    ] = None,
+    git: Annotated[
+        str | None,
+        typer.Option(
+            "--git",
+            metavar="REF",
+            help="Compare PATH... at git revision REF with the working tree.",
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="text, md (a PR comment) or json.")
+    ] = "text",
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on",
+            metavar="CLASS",
+            help="Exit 1 when a change is at or above CLASS: in-place, rolling-restart, "
+            "node-replacement, data-loss-risk, cluster-wide-outage.",
+        ),
+    ] = None,
+    policy: Annotated[
+        bool, typer.Option("--policy", help="Print the update-policy table and exit.")
+    ] = False,
+) -> None:
+    """Classify what changes between two blueprint versions, with resource and cost deltas."""
+    from archform.diff import diff_sets
+    from archform.diff.impact import Impact
+    from archform.diff.report import to_json, to_markdown, to_text
+    from archform.spec import load_paths
+
+    if policy:
+        from archform.diff.report import policy_text
+
+        typer.echo(policy_text(), nl=False)
+        return
+
+    def run() -> int:
+        paths_ = paths or []
+        if output_format not in FORMATS:
+            fail(f"unknown format {output_format!r}", f"choose one of {', '.join(FORMATS)}")
+        threshold = None
+        if fail_on is not None:
+            try:
+                threshold = Impact.parse(fail_on)
+            except ValueError as exc:
+                fail(str(exc))
+        with tempfile.TemporaryDirectory(prefix="archform-diff-") as tmp:
+            if git is not None:
+                from archform.diff.gitref import materialize
+
+                if not paths_:
+                    fail("--git needs at least one PATH", "archform diff --git main blueprints/")
+                old_files = materialize(git, paths_, Path(tmp))
+                # a path deleted from the working tree: its documents show up as removed
+                old, new = load_paths(old_files), load_paths([p for p in paths_ if p.exists()])
+            else:
+                if len(paths_) != 2:
+                    fail("give exactly two paths: OLD NEW", "or use --git REF PATH...")
+                for path in paths_:
+                    if not path.exists():
+                        fail(f"{path} does not exist")
+                old, new = load_paths([paths_[0]]), load_paths([paths_[1]])
+        report = diff_sets(old, new)
+        render = {"text": to_text, "md": to_markdown, "json": to_json}[output_format]
+        typer.echo(render(report), nl=False)
+        if threshold is not None and report.at_or_above(threshold):
+            return EXIT_FINDINGS
+        return 0
+
+    code = guarded(run)
+    if code:
+        raise typer.Exit(code)

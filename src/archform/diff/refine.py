@@ -1,0 +1,169 @@
+"""Policy rows, and refinements: impact decided by the values, not only the field.
+
+Each takes an `Edit` and returns (impact, reason), or None to keep the row's own verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from archform.diff.changes import Edit
+from archform.diff.impact import Impact
+from archform.spec.models.training import SLURM_VERSIONS
+
+OUTAGE = Impact.CLUSTER_WIDE_OUTAGE
+DATA = Impact.DATA_LOSS_RISK
+NODES = Impact.NODE_REPLACEMENT
+ROLL = Impact.ROLLING_RESTART
+INPLACE = Impact.IN_PLACE
+
+Refine = Callable[[Edit], tuple[Impact, str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the policy table."""
+
+    kind: str
+    pattern: str
+    impact: Impact
+    reason: str
+    refine: Refine | None = None
+
+    def matches(self, pattern: str) -> bool:
+        """This row covers the (key-erased) path, itself or below it."""
+        p = self.pattern
+        return pattern == p or pattern.startswith((p + ".", p + "["))
+
+
+def entry_added_removed(added: tuple[Impact, str], removed: tuple[Impact, str]) -> Refine:
+    """Separate verdicts for a list entry added or removed (by name)."""
+
+    def refine(edit: Edit) -> tuple[Impact, str] | None:
+        if edit.pattern.endswith("[]"):
+            if edit.added:
+                return added
+            if edit.removed:
+                return removed
+        return None
+
+    return refine
+
+
+def storage_entry(edit: Edit) -> tuple[Impact, str] | None:
+    """A file system added (created, in place) or removed (destroyed with its data)."""
+    if edit.pattern != "storage[]":
+        return None
+    if edit.added:
+        return INPLACE, "a new file system is created and mounted on every node"
+    return DATA, "the file system is destroyed together with its data"
+
+
+def _provider(edit: Edit) -> str:
+    placement = edit.new_root.get("placement") or {}
+    return str(placement.get("provider", ""))
+
+
+def capacity(edit: Edit) -> tuple[Impact, str] | None:
+    """Capacity down: a new file system; up: online growth, except where it cannot grow."""
+    if not isinstance(edit.old, int | float) or not isinstance(edit.new, int | float):
+        return None
+    kind = edit.sibling("kind")
+    if edit.new < edit.old:
+        if kind == "object" or (kind == "nfs" and _provider(edit) == "aws"):
+            return INPLACE, "object storage and EFS are elastic: capacity is a figure, not a disk"
+        return DATA, (
+            "file system capacity cannot shrink: a new file system is created "
+            "and the data must be copied"
+        )
+    if kind == "local_nvme":
+        return NODES, "local NVMe comes with the instance: nodes are replaced to get more"
+    if kind == "lustre" and _provider(edit) in ("gcp", "azure"):
+        return DATA, (
+            "archform assumes this managed Lustre cannot grow in place: a new file system "
+            "is created and the data must be copied"
+        )
+    return INPLACE, "the file system grows online (FSx for Lustre, EFS/Filestore, on-prem OSTs)"
+
+
+def scratch_fixed(reason_ok: str) -> Refine:
+    """Settings fixed at creation on a scratch file system, changeable on a persistent one."""
+
+    def refine(edit: Edit) -> tuple[Impact, str] | None:
+        if edit.sibling("deployment") == "scratch" or edit.sibling("deployment", new=False) == (
+            "scratch"
+        ):
+            return DATA, "a scratch file system is fixed at creation: a new one is created"
+        return INPLACE, reason_ok
+
+    return refine
+
+
+def slurm_version(edit: Edit) -> tuple[Impact, str] | None:
+    """Maintenance release: rolling; major release or downgrade: controller outage."""
+    old, new = str(edit.old), str(edit.new)
+    if old[:5] == new[:5]:
+        return ROLL, "Slurm maintenance release: the daemons restart one at a time"
+    if new < old:
+        return OUTAGE, "Slurm cannot be downgraded: controller state and accounting are rebuilt"
+    reason = (
+        "Slurm major upgrade: slurmdbd, then slurmctld, then every slurmd are upgraded; "
+        "the controller is down while its state is converted"
+    )
+    if old[:5] in SLURM_VERSIONS and new[:5] in SLURM_VERSIONS:
+        # Upgrades keep jobs and state from the two previous major releases, three from 24.11
+        # on (https://slurm.schedmd.com/upgrades.html, "Compatibility Window").
+        steps = SLURM_VERSIONS.index(new[:5]) - SLURM_VERSIONS.index(old[:5])
+        window = 3 if new[:5] >= "24.11" else 2
+        if steps > window:
+            reason += (
+                f" ({steps} releases apart: Slurm {new[:5]} upgrades from at most {window} "
+                "releases back, so upgrade in steps or lose job state)"
+            )
+    return OUTAGE, reason
+
+
+def _regions_of(root: dict[str, object]) -> list[str]:
+    placement = root.get("placement")
+    if not isinstance(placement, dict):
+        return []
+    regions = placement.get("regions")
+    if isinstance(regions, list):
+        return [str(r) for r in regions]
+    region = placement.get("region")
+    return [str(region)] if region else []
+
+
+def training_region(edit: Edit) -> tuple[Impact, str] | None:
+    """`region` rewritten as `regions` (or back) with the same value is no move."""
+    if _regions_of(edit.old_root) == _regions_of(edit.new_root):
+        return INPLACE, "the same region, written as `region` instead of `regions` or back"
+    return None
+
+
+def fleet_regions(edit: Edit) -> tuple[Impact, str] | None:
+    """A region added joins in place; a region removed takes its cluster down."""
+    old, new = _regions_of(edit.old_root), _regions_of(edit.new_root)
+    gone = [r for r in old if r not in new]
+    added = [r for r in new if r not in old]
+    if gone:
+        return OUTAGE, (
+            f"the regional cluster in {', '.join(gone)} is destroyed; its traffic fails over"
+        )
+    if added:
+        return INPLACE, (
+            f"a new regional cluster in {', '.join(added)} joins; existing regions are untouched"
+        )
+    return INPLACE, "the same regions, written differently"
+
+
+def kubernetes_version(edit: Edit) -> tuple[Impact, str] | None:
+    """Upgrade: surge-replaced node pools; downgrade: clusters recreated."""
+
+    def minor(text: object) -> int:
+        return int(str(text).split(".")[1])
+
+    if minor(edit.new) < minor(edit.old):
+        return OUTAGE, "managed Kubernetes cannot downgrade: every regional cluster is recreated"
+    return NODES, "control plane upgraded, then every node pool is replaced by a surge upgrade"
