@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from archform.diff.engine import LintItem
+    from archform.lint.finding import Finding
+    from archform.spec import BlueprintSet
 
 from archform.cli._core import EXIT_FINDINGS, fail, guarded
 
@@ -46,6 +51,10 @@ def diff(
     policy: Annotated[
         bool, typer.Option("--policy", help="Print the update-policy table and exit.")
     ] = False,
+    lint_findings: Annotated[
+        bool,
+        typer.Option("--lint/--no-lint", help="Also list lint findings the change adds and fixes."),
+    ] = True,
 ) -> None:
     """Classify what changes between two blueprint versions, with resource and cost deltas."""
     from archform.diff import diff_sets
@@ -86,6 +95,11 @@ def diff(
                         fail(f"{path} does not exist")
                 old, new = load_paths([paths_[0]]), load_paths([paths_[1]])
         report = diff_sets(old, new)
+        if lint_findings:
+            import dataclasses
+
+            new_items, fixed_items = _lint_delta(old, new)
+            report = dataclasses.replace(report, lint_new=new_items, lint_fixed=fixed_items)
         render = {"text": to_text, "md": to_markdown, "json": to_json}[output_format]
         typer.echo(render(report), nl=False)
         if threshold is not None and report.at_or_above(threshold):
@@ -95,3 +109,25 @@ def diff(
     code = guarded(run)
     if code:
         raise typer.Exit(code)
+
+
+def _lint_delta(old: BlueprintSet, new: BlueprintSet) -> tuple[list[LintItem], list[LintItem]]:
+    """Findings present only after (new) and only before (fixed), matched by fingerprint.
+
+    Lives in the CLI because diff and lint are sibling layers that do not import each other.
+    """
+    from archform.diff.engine import LintItem
+    from archform.lint.engine import lint
+
+    before = [f for f in lint(old).findings if not f.suppressed]
+    after = [f for f in lint(new).findings if not f.suppressed]
+    seen_before = {f.fingerprint for f in before}
+    seen_after = {f.fingerprint for f in after}
+
+    def item(f: Finding) -> LintItem:
+        return LintItem(f.rule, f.name, f.severity, f.document, f.path, f.message)
+
+    return (
+        [item(f) for f in after if f.fingerprint not in seen_before],
+        [item(f) for f in before if f.fingerprint not in seen_after],
+    )

@@ -15,6 +15,18 @@ from archform.spec.models.training import TrainingCluster
 
 
 @dataclass(frozen=True, slots=True)
+class LintItem:
+    """A lint finding as the diff report shows it (plain data; computed by the caller)."""
+
+    rule: str
+    name: str
+    severity: str
+    document: str
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """One classified change of one document."""
 
@@ -82,6 +94,8 @@ class DiffReport:
     regions: list[RegionDelta] = field(default_factory=list)
     documents_old: list[str] = field(default_factory=list)
     documents_new: list[str] = field(default_factory=list)
+    lint_new: list[LintItem] | None = None
+    lint_fixed: list[LintItem] | None = None
 
     @property
     def highest(self) -> Impact | None:

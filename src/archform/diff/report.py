@@ -6,7 +6,14 @@ import json
 from collections import Counter
 from typing import Any
 
-from archform.diff.engine import Change, CostDelta, DiffReport, RegionDelta, ResourceDelta
+from archform.diff.engine import (
+    Change,
+    CostDelta,
+    DiffReport,
+    LintItem,
+    RegionDelta,
+    ResourceDelta,
+)
 from archform.diff.impact import Impact
 
 _MAX_VALUE = 80
@@ -153,7 +160,22 @@ def to_text(report: DiffReport) -> str:
         for cost in report.costs:
             what, before, after, change_text = cost_line(cost)
             lines.append(f"  {what}: {before} -> {after} ({change_text})")
+    for title, items in _lint_sections(report):
+        lines += ["", f"{title}:"]
+        for item in items:
+            lines.append(
+                f"  {item.rule} [{item.severity}] {item.document} {item.path}: {item.message}"
+            )
     return "\n".join(lines) + "\n"
+
+
+def _lint_sections(report: DiffReport) -> list[tuple[str, list[LintItem]]]:
+    if report.lint_new is None or report.lint_fixed is None:
+        return []
+    return [
+        (f"New lint findings ({len(report.lint_new)})", report.lint_new),
+        (f"Fixed lint findings ({len(report.lint_fixed)})", report.lint_fixed),
+    ]
 
 
 def md_cell(text: str) -> str:
@@ -225,6 +247,13 @@ def to_markdown(report: DiffReport) -> str:
         ]
         for delta in report.costs:
             lines.append("| " + " | ".join(md_cell(x) for x in cost_line(delta)) + " |")
+    for title, items in _lint_sections(report):
+        lines += ["", f"**{title}**", ""]
+        if items:
+            lines += ["| rule | severity | document | path | message |", "|---|---|---|---|---|"]
+        for item in items:
+            cells = [item.rule, item.severity, item.document, item.path, item.message]
+            lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -297,7 +326,23 @@ def to_json(report: DiffReport) -> str:
             ],
         },
     }
+    if report.lint_new is not None and report.lint_fixed is not None:
+        data["lint"] = {
+            "new": [_lint_json(i) for i in report.lint_new],
+            "fixed": [_lint_json(i) for i in report.lint_fixed],
+        }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _lint_json(item: LintItem) -> dict[str, str]:
+    return {
+        "rule": item.rule,
+        "name": item.name,
+        "severity": item.severity,
+        "document": item.document,
+        "path": item.path,
+        "message": item.message,
+    }
 
 
 def _fp(fp: Any) -> dict[str, Any]:
