@@ -197,18 +197,27 @@ def run_program(
     before = set(sys.modules)
     sys.path.insert(0, str(project_dir))
 
+    # The SDK's root stack outlives set_mocks, so exports of an earlier run in this process
+    # would leak into this one: record this program's exports ourselves.
+    exported: dict[str, Any] = {}
+    real_export = pulumi.export
+
+    def _export(name: str, value: Any) -> None:
+        exported[name] = value
+        real_export(name, value)
+
     @pulumi.runtime.test  # type: ignore[untyped-decorator]
     def _program() -> Any:
         runpy.run_path(str(project_dir / "__main__.py"), run_name="__main__")
-        root = pulumi.runtime.get_root_resource()
-        outputs = getattr(root, "outputs", {}) or {}
-        return pulumi.Output.from_input(outputs).apply(lambda v: run.outputs.update(_plain(v)))
+        return pulumi.Output.from_input(exported).apply(lambda v: run.outputs.update(_plain(v)))
 
+    pulumi.export = _export
     try:
         _program()
     except Exception as exc:
         raise MockProgramError(f"{type(exc).__name__}: {exc}") from exc
     finally:
+        pulumi.export = real_export
         sys.path.remove(str(project_dir))
         for mod in set(sys.modules) - before:
             module = sys.modules.get(mod)
