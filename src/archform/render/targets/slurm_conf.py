@@ -191,7 +191,6 @@ def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
         ("SelectTypeParameters", "CR_Core_Memory"),
         ("ProctrackType", "proctrack/cgroup"),
         ("TaskPlugin", "task/cgroup,task/affinity"),
-        ("JobAcctGatherType", "jobacct_gather/cgroup"),
         ("PrologFlags", "Alloc,Contain"),
         ("PriorityType", "priority/multifactor"),
         ("TopologyPlugin", topology_plugin(view, version)),
@@ -200,6 +199,8 @@ def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
         settings.append(("GresTypes", "gpu"))
     if sched["accounting"]:
         settings += [
+            # Gathering without storing makes slurmctld warn, so only with accounting.
+            ("JobAcctGatherType", "jobacct_gather/cgroup"),
             ("AccountingStorageType", "accounting_storage/slurmdbd"),
             ("AccountingStorageHost", view["controller"]),
             ("AccountingStorageTRES", _typed_tres(view) if view["gpu_cluster"] else "cpu,mem"),
