@@ -6,8 +6,8 @@ from functools import cache
 from typing import Any
 
 from jinja2 import FileSystemLoader, StrictUndefined
-from jinja2.utils import Namespace
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Namespace
 
 from archform.bundled import templates_dir
 from archform.render.filters import FILTERS

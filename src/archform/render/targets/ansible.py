@@ -77,7 +77,7 @@ def _wanted(rel: str, ctx: dict[str, Any]) -> bool:
         "roles/slurm/files/gres.conf": bool(slurm["gres_lines"]),
         "roles/slurm/files/plugstack.conf": ctx["view"]["scheduler"]["containers"] == "pyxis",
     }
-    return conditions.get(rel, True)
+    return bool(conditions.get(rel, True))
 
 
 def template_names() -> list[tuple[str, str]]:
@@ -107,7 +107,8 @@ def render_cluster(cluster: TrainingCluster) -> list[GeneratedFile]:
             continue
         mode = 0o755 if rel in EXECUTABLE or rel.endswith(".sh") else 0o644
         if src.endswith(".j2"):
-            files.append(GeneratedFile.text(f"{ROOT}/{rel}", render(f"{TEMPLATES}/{src}", ctx), mode))
+            text = render(f"{TEMPLATES}/{src}", ctx)
+            files.append(GeneratedFile.text(f"{ROOT}/{rel}", text, mode))
         else:
             files.append(GeneratedFile(f"{ROOT}/{rel}", (base / src).read_bytes(), mode))
     return files

@@ -96,7 +96,8 @@ def storage_mounts(view: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 def _nfs_options(provider: str) -> str:
     if provider == "aws":
-        # EFS recommended mount options (docs.aws.amazon.com/efs/latest/ug/mounting-fs-nfs-mount-settings.html)
+        # EFS recommended mount options
+        # (docs.aws.amazon.com/efs/latest/ug/mounting-fs-nfs-mount-settings.html)
         return "nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
     return "nfsvers=4.1,hard,timeo=600,retrans=2,_netdev"
 

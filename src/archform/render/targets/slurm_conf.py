@@ -68,7 +68,8 @@ def _leaf_size(view: dict[str, Any]) -> int:
 
 def leaf_prefix(view: dict[str, Any]) -> str:
     """Switch name prefix: leaf (fat tree), su (rail-optimized scalable unit), block (NVL)."""
-    return {"rail_optimized": "su", "block": "block"}.get(view["fabric"]["topology"]["kind"], "leaf")
+    kind = view["fabric"]["topology"]["kind"]
+    return {"rail_optimized": "su", "block": "block"}.get(kind, "leaf")
 
 
 def expected_leaves(view: dict[str, Any]) -> list[list[str]]:

@@ -13,7 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from archform.verify import Check, Result, missing_tools
+from archform.verify import Check, Result, Status, missing_tools
 from archform.verify.checks._projects import (
     Project,
     find_projects,
@@ -53,7 +53,9 @@ def applies(root: Path) -> bool:
     return any(root.rglob("ansible/site.yml"))
 
 
-def _inventory(project: Project, env: dict[str, str], scratch: Path) -> tuple[Result, dict[str, str]]:
+def _inventory(
+    project: Project, env: dict[str, str], scratch: Path
+) -> tuple[Result, dict[str, str]]:
     """Parse the inventory with ansible-inventory; cloud trees get synthetic Pulumi outputs."""
     artifact = f"{project.label}/inventory"
     env = dict(env)
@@ -77,7 +79,8 @@ def _inventory(project: Project, env: dict[str, str], scratch: Path) -> tuple[Re
     if project.cluster is not None:
         expected = project.cluster.compute.total_nodes
         if hosts["compute"] != expected or hosts["controller"] != 1:
-            return Result(NAME, artifact, "failed", f"{detail}; blueprint has {expected} compute"), env
+            detail += f"; blueprint has {expected} compute"
+            return Result(NAME, artifact, "failed", detail), env
     return Result(NAME, artifact, "passed", detail), env
 
 
@@ -103,9 +106,10 @@ def check_project(project: Project, collections: str) -> list[Result]:
         for playbook in ("site.yml", "validate.yml"):
             proc = run(["ansible-playbook", "--syntax-check", playbook], cwd=project.ansible,
                        env=env, timeout=180)
-            status = "passed" if proc.returncode == 0 else "failed"
+            status: Status = "passed" if proc.returncode == 0 else "failed"
             detail = "" if status == "passed" else tail(proc.stderr + proc.stdout)
-            results.append(Result(NAME, f"{project.label}/{playbook} (syntax-check)", status, detail))
+            artifact = f"{project.label}/{playbook} (syntax-check)"
+            results.append(Result(NAME, artifact, status, detail))
         config = scratch / "ansible-lint.yml"
         config.write_text(LINT_CONFIG)
         proc = run(

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from archform.render.hostlist import expand
-from archform.verify import Check, Result, missing_tools, tool_path
+from archform.verify import Check, Result, Status, missing_tools, tool_path
 from archform.verify.checks._projects import Project, find_projects, run, tail, tool_env
 from archform.verify.checks.slurm_sandbox import gres_mismatches, rewrite_slurm_conf
 
@@ -197,7 +197,7 @@ def check_project(project: Project) -> list[Result]:
                 sandbox / "stdout.log").read_text(errors="replace")
             problems = [line for line in text.splitlines()
                         if LOG_PROBLEM.search(line) and not NOISE.search(line)]
-            status = "passed" if up and not problems else "failed"
+            status: Status = "passed" if up and not problems else "failed"
             head = f"slurmctld {full} {'UP' if up else 'NOT UP'}"
             detail = f"{head}; {len(problems)} error/warning line(s)"
             if problems:
@@ -221,7 +221,7 @@ def _compare(project: Project, label: str, env: dict[str, str], count: int) -> l
     wrong = [f"{n}: {nodes.get(n, 'missing')} != {g}" for n, g in want.items()
              if nodes.get(n) != g]
     extra = sorted(set(nodes) - set(want))
-    status = "passed" if not wrong and not extra and len(nodes) == len(want) else "failed"
+    status: Status = "passed" if not wrong and not extra and len(nodes) == len(want) else "failed"
     detail = f"{len(nodes)} of {len(want)} nodes with the blueprint's GRES"
     if wrong or extra:
         detail += ": " + "; ".join((wrong + [f"unexpected {n}" for n in extra])[:5])
