@@ -72,7 +72,8 @@ def _version_rewrites(
         ours = render(template, ctx).splitlines()
         theirs = render(template, other).splitlines()
         differing = [(a, b) for a, b in zip(ours, theirs, strict=False) if a != b and a[:1] != "#"]
-        if len(ours) != len(theirs):
+        content = [line for line in ours if line and line[:1] != "#"]
+        if len(ours) != len(theirs) or (content and len(differing) * 2 > len(content)):
             replaced[name] = "\n".join(theirs) + "\n"
             changed.append(f"{name} (whole file)")
         elif differing:
