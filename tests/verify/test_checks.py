@@ -75,9 +75,13 @@ def test_real_slurmctld_accepts_the_generated_files(path: Path, tmp_path: Path) 
 @pytest.mark.parametrize("nodes", [1024, 8192])
 def test_scale_blueprints_verify(nodes: int, tmp_path: Path) -> None:
     _need_slurm()
+    _need_ansible()
     out = _generate(FIXTURES / f"scale-{nodes}.yaml", tmp_path / "out")
     results = slurm_check.run_check(out)
     assert not _failed(results), _failed(results)
+    linted = ansible_check.run_check(out)
+    assert not _failed(linted), _failed(linted)
+    assert f"compute={nodes}" in _status(linted, "inventory").detail
     by_kind = {r.artifact.rsplit("(", 1)[-1]: r.detail for r in results}
     assert f"{nodes} of {nodes} nodes" in by_kind["nodes, GRES)"]
     assert f"{nodes // 32} leaf switch(es) loaded" in by_kind["topology)"]
