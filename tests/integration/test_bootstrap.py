@@ -1,6 +1,6 @@
 """Real bootstrap: the generated playbooks turn this (root, Debian) machine into a one-node
 Slurm cluster with ansible-runner, run a job, and are idempotent on a second run; then
-validate.yml passes, and fails naming the node once its slurmd is stopped."""
+validate.yml passes, and fails naming the node once it is drained."""
 
 from __future__ import annotations
 
@@ -121,9 +121,12 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         assert accepted.status == "successful", report[-4000:]
         assert "localhost: PASS" in report and "all 1 compute nodes passed" in report
 
-        subprocess.run([str(HELPER), "stop", "slurmd"], check=True, timeout=60,
-                       capture_output=True)
+        # A drained node must be reported as failed, by name.
+        subprocess.run(["scontrol", "update", "nodename=localhost", "state=drain",
+                        "reason=archform-test"], env=env, check=True, timeout=60)
         rejected = _run_site(project, tmp_path / "run4", collections, "validate.yml")
+        subprocess.run(["scontrol", "update", "nodename=localhost", "state=resume"], env=env,
+                       check=False, timeout=60)
         report = _output(rejected)
         assert rejected.status == "failed", report[-4000:]
         assert "localhost: FAIL" in report and "failed nodes: localhost" in report
