@@ -193,6 +193,8 @@ def test_missing_collections_are_skipped(
     assert "vendor-collections.sh" in results[0].detail
 
 
+@pytest.mark.integration
+@pytest.mark.slow
 def test_verify_cli_reports_per_artifact(pretrain_tree: Path) -> None:
     _need_slurm()
     proc = support.run_cli(["verify", str(pretrain_tree), "--format", "json"], timeout=600)
