@@ -12,6 +12,7 @@ from typing import Any
 
 from archform.bundled import templates_dir
 from archform.render.env import render
+from archform.render.hostlist import compress
 from archform.render.target import Target
 from archform.render.targets import ansible_roles, nccl, slurm_conf
 from archform.render.view import training_view
@@ -32,8 +33,6 @@ def applies(doc: Document) -> bool:
 
 def _ansible_range(names: list[str]) -> str | None:
     """gpu001..gpu032 -> 'gpu[001:032]' when the names form one zero-padded range."""
-    from archform.render.hostlist import compress
-
     expr = compress(names)
     if expr.count("[") != 1 or "," in expr or not expr.endswith("]"):
         return None
