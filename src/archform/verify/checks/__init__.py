@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from archform.verify import Check
-from archform.verify.checks import kubernetes, pulumi
+from archform.verify.checks import ansible, kubernetes, pulumi, slurm
 
-BUILTIN: list[Check] = [pulumi.CHECK, kubernetes.CHECK]
+BUILTIN: list[Check] = [ansible.CHECK, slurm.CHECK, pulumi.CHECK, kubernetes.CHECK]
