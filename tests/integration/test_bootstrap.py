@@ -50,9 +50,7 @@ def _collections() -> str:
     return found
 
 
-def _run_site(
-    project: Path, workdir: Path, collections: str, playbook: str = "site.yml"
-) -> Any:
+def _run_site(project: Path, workdir: Path, collections: str, playbook: str = "site.yml") -> Any:
     import ansible_runner
 
     workdir.mkdir(parents=True)  # fresh private_data_dir: runner persists cmdline in it
@@ -82,8 +80,9 @@ def _output(result: Any) -> str:
 def _stop_daemons() -> None:
     if HELPER.exists():
         for daemon in ("slurmd", "slurmctld", "munge"):
-            subprocess.run([str(HELPER), "stop", daemon], check=False, timeout=60,
-                           capture_output=True)
+            subprocess.run(
+                [str(HELPER), "stop", daemon], check=False, timeout=60, capture_output=True
+            )
 
 
 def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) -> None:
@@ -97,17 +96,30 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         assert first.status == "successful", _output(first)[-4000:]
         assert first.rc == 0
 
-        skipped = {e["event_data"].get("task") for e in first.events
-                   if e.get("event") == "runner_on_skipped"}
+        skipped = {
+            e["event_data"].get("task")
+            for e in first.events
+            if e.get("event") == "runner_on_skipped"
+        }
         for task in GPU_TASKS:
             assert task in skipped, f"{task!r} was not skipped by the hardware facts"
-        facts_task = [e for e in first.events if e.get("event") == "runner_on_ok"
-                      and e["event_data"].get("task") == "Show the hardware this host has"]
+        facts_task = [
+            e
+            for e in first.events
+            if e.get("event") == "runner_on_ok"
+            and e["event_data"].get("task") == "Show the hardware this host has"
+        ]
         assert facts_task and "'nvidia_gpus': 0" in str(facts_task[0]["event_data"]["res"])
 
         env = dict(os.environ, SLURM_CONF="/etc/slurm/slurm.conf")
-        job = subprocess.run(["srun", "--nodes=1", "--time=1", "hostname"], env=env,
-                             capture_output=True, text=True, timeout=120, check=False)
+        job = subprocess.run(
+            ["srun", "--nodes=1", "--time=1", "hostname"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert job.returncode == 0, job.stderr
         assert job.stdout.strip() == os.uname().nodename.split(".")[0]
 
@@ -122,11 +134,19 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         assert "localhost: PASS" in report and "all 1 compute nodes passed" in report
 
         # A drained node must be reported as failed, by name.
-        subprocess.run(["scontrol", "update", "nodename=localhost", "state=drain",
-                        "reason=archform-test"], env=env, check=True, timeout=60)
+        subprocess.run(
+            ["scontrol", "update", "nodename=localhost", "state=drain", "reason=archform-test"],
+            env=env,
+            check=True,
+            timeout=60,
+        )
         rejected = _run_site(project, tmp_path / "run4", collections, "validate.yml")
-        subprocess.run(["scontrol", "update", "nodename=localhost", "state=resume"], env=env,
-                       check=False, timeout=60)
+        subprocess.run(
+            ["scontrol", "update", "nodename=localhost", "state=resume"],
+            env=env,
+            check=False,
+            timeout=60,
+        )
         report = _output(rejected)
         assert rejected.status == "failed", report[-4000:]
         assert "localhost: FAIL" in report and "failed nodes: localhost" in report

@@ -19,7 +19,8 @@ from archform.verify.checks import slurm as slurm_check
 
 FIXTURES = Path(__file__).parents[1] / "render" / "ansible" / "fixtures"
 TRAINING = [
-    p for p in support.bundled_blueprints()
+    p
+    for p in support.bundled_blueprints()
     if any(isinstance(d.model, TrainingCluster) for d in load_paths([p]).documents)
 ]
 
@@ -89,8 +90,10 @@ def test_scale_blueprints_verify(nodes: int, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def pretrain_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _generate(support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml",
-                     tmp_path_factory.mktemp("pristine") / "out")
+    return _generate(
+        support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml",
+        tmp_path_factory.mktemp("pristine") / "out",
+    )
 
 
 def _broken(pristine: Path, tmp_path: Path, rel: str, old: str, new: str) -> Path:
@@ -110,8 +113,13 @@ def _status(results: list[Result], suffix: str) -> Result:
 @pytest.mark.integration
 def test_node_missing_from_topology_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
     _need_slurm()
-    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/topology.conf",
-                   r"Nodes=llm-pretrain-gpu\[017-032\]", "Nodes=llm-pretrain-gpu[017-031]")
+    tree = _broken(
+        pretrain_tree,
+        tmp_path,
+        "roles/slurm/files/topology.conf",
+        r"Nodes=llm-pretrain-gpu\[017-032\]",
+        "Nodes=llm-pretrain-gpu[017-031]",
+    )
     results = slurm_check.run_check(tree)
     topology = _status(results, "(topology)")
     assert topology.status == "failed" and "llm-pretrain-gpu032" in topology.detail
@@ -131,8 +139,13 @@ def test_gres_type_mismatch_with_the_blueprint_is_caught(
     pretrain_tree: Path, tmp_path: Path
 ) -> None:
     _need_slurm()
-    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/slurm.conf",
-                   "Gres=gpu:h100:8", "Gres=gpu:a100:8")
+    tree = _broken(
+        pretrain_tree,
+        tmp_path,
+        "roles/slurm/files/slurm.conf",
+        "Gres=gpu:h100:8",
+        "Gres=gpu:a100:8",
+    )
     results = slurm_check.run_check(tree)
     assert _status(results, "(nodes, GRES)").status == "failed"
     assert _status(results, "gres.conf").status == "failed"
@@ -141,8 +154,13 @@ def test_gres_type_mismatch_with_the_blueprint_is_caught(
 @pytest.mark.integration
 def test_unknown_slurm_conf_key_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
     _need_slurm()
-    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/slurm.conf",
-                   "MpiDefault=none", "MpiDefault=none\nFooBarBaz=1")
+    tree = _broken(
+        pretrain_tree,
+        tmp_path,
+        "roles/slurm/files/slurm.conf",
+        "MpiDefault=none",
+        "MpiDefault=none\nFooBarBaz=1",
+    )
     result = _status(slurm_check.run_check(tree), "(slurmctld)")
     assert result.status == "failed" and "NOT UP" in result.detail
     assert "FooBarBaz" in result.detail
@@ -151,8 +169,9 @@ def test_unknown_slurm_conf_key_is_caught(pretrain_tree: Path, tmp_path: Path) -
 @pytest.mark.integration
 def test_unknown_gres_conf_key_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
     _need_slurm()
-    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/gres.conf",
-                   "Name=gpu", "Bogus=1 Name=gpu")
+    tree = _broken(
+        pretrain_tree, tmp_path, "roles/slurm/files/gres.conf", "Name=gpu", "Bogus=1 Name=gpu"
+    )
     result = _status(slurm_check.run_check(tree), "(slurmctld)")
     assert result.status == "failed" and "Bogus" in result.detail
 
@@ -163,12 +182,22 @@ def test_bad_module_argument_and_unknown_module_are_caught(
     pretrain_tree: Path, tmp_path: Path
 ) -> None:
     _need_ansible()
-    tree = _broken(pretrain_tree, tmp_path, "roles/common/tasks/main.yml",
-                   r"    path: /etc/ansible/facts.d\n", "    pathh: /etc/ansible/facts.d\n")
+    tree = _broken(
+        pretrain_tree,
+        tmp_path,
+        "roles/common/tasks/main.yml",
+        r"    path: /etc/ansible/facts.d\n",
+        "    pathh: /etc/ansible/facts.d\n",
+    )
     lint = _status(ansible_check.run_check(tree), "(ansible-lint production)")
     assert lint.status == "failed" and "args[module]" in lint.detail
-    tree2 = _broken(pretrain_tree, tmp_path / "2", "roles/munge/tasks/main.yml",
-                    "ansible.builtin.apt:", "ansible.builtin.aptt:")
+    tree2 = _broken(
+        pretrain_tree,
+        tmp_path / "2",
+        "roles/munge/tasks/main.yml",
+        "ansible.builtin.apt:",
+        "ansible.builtin.aptt:",
+    )
     syntax = _status(ansible_check.run_check(tree2), "site.yml (syntax-check)")
     assert syntax.status == "failed" and "aptt" in syntax.detail
 
@@ -206,8 +235,11 @@ def _variant(tmp_path: Path, stem: str, **changes: object) -> Path:
     """Generate a bundled blueprint with fields replaced (nested dicts merged one level)."""
     import json
 
-    doc = next(d for d in load_paths([support.BLUEPRINTS / f"{stem}.yaml"]).documents
-               if isinstance(d.model, TrainingCluster))
+    doc = next(
+        d
+        for d in load_paths([support.BLUEPRINTS / f"{stem}.yaml"]).documents
+        if isinstance(d.model, TrainingCluster)
+    )
     data = doc.model.model_dump(mode="json", exclude_none=True)
     for key, value in changes.items():
         data[key] = {**data[key], **value} if isinstance(value, dict) else value
@@ -238,8 +270,12 @@ def test_block_topology_is_validated_as_its_tree_form_on_old_slurm(tmp_path: Pat
     full, version = slurm_check.installed_version()
     if version >= (23, 11):
         pytest.skip(f"installed Slurm {full} has topology/block")
-    tree = _variant(tmp_path, "aws-p5-efa-fsx", compute={"nodes": 72},
-                    fabric={"topology": {"kind": "block", "block_size": 18}})
+    tree = _variant(
+        tmp_path,
+        "aws-p5-efa-fsx",
+        compute={"nodes": 72},
+        fabric={"topology": {"kind": "block", "block_size": 18}},
+    )
     assert "BlockSizes=18,36,72" in (tree / "ansible/roles/slurm/files/topology.conf").read_text()
     results = slurm_check.run_check(tree)
     assert not _failed(results), _failed(results)

@@ -21,13 +21,19 @@ def test_loopback_addresses_cover_exactly_the_nodes() -> None:
 
 
 def test_rewrite_points_everything_into_the_sandbox(tmp_path: Path) -> None:
-    text = "\n".join([
-        "SlurmctldHost=ctl", "SlurmctldHost=ctl2", "SlurmUser=slurm", "AuthType=auth/munge",
-        "AccountingStorageType=accounting_storage/slurmdbd", "AccountingStorageTRES=gres/gpu",
-        "StateSaveLocation=/var/spool/slurmctld",
-        "NodeName=n[001-300] Sockets=2 RealMemory=1000 State=UNKNOWN",
-        "PartitionName=p Nodes=n[001-300]",
-    ])
+    text = "\n".join(
+        [
+            "SlurmctldHost=ctl",
+            "SlurmctldHost=ctl2",
+            "SlurmUser=slurm",
+            "AuthType=auth/munge",
+            "AccountingStorageType=accounting_storage/slurmdbd",
+            "AccountingStorageTRES=gres/gpu",
+            "StateSaveLocation=/var/spool/slurmctld",
+            "NodeName=n[001-300] Sockets=2 RealMemory=1000 State=UNKNOWN",
+            "PartitionName=p Nodes=n[001-300]",
+        ]
+    )
     conf, nodes = rewrite_slurm_conf(text, tmp_path, "thishost")
     lines = conf.splitlines()
     assert nodes == 300
@@ -46,7 +52,9 @@ def test_gres_mismatches_name_the_nodes() -> None:
     good = "NodeName=g[1-2] Name=gpu Type=h100 File=/dev/nvidia[0-7]\n"
     assert gres_mismatches(slurm, good) == []
     bad = gres_mismatches(slurm, "NodeName=g1 Name=gpu Type=a100 File=/dev/nvidia[0-7]\n")
-    assert bad == ["g1: slurm.conf gpu:h100:8, gres.conf gpu:a100:8",
-                   "g2: slurm.conf gpu:h100:8, gres.conf nothing"]
+    assert bad == [
+        "g1: slurm.conf gpu:h100:8, gres.conf gpu:a100:8",
+        "g2: slurm.conf gpu:h100:8, gres.conf nothing",
+    ]
     short = gres_mismatches(slurm, "NodeName=g[1-2] Name=gpu Type=h100 File=/dev/nvidia[0-3]\n")
     assert len(short) == 2 and "gpu:h100:4" in short[0]

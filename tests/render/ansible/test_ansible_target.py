@@ -59,8 +59,14 @@ def _with(cluster: TrainingCluster, **changes: Any) -> TrainingCluster:
 
 def test_every_bundled_training_blueprint_is_covered() -> None:
     stems = {s for s, _ in CLUSTERS}
-    assert {"onprem-cpu-smoke", "onprem-h100-ib-lustre", "aws-p5-efa-fsx", "gcp-a3-mega-tcpxo",
-            "azure-nd-h100-v5", "platform-two-tier"} <= stems
+    assert {
+        "onprem-cpu-smoke",
+        "onprem-h100-ib-lustre",
+        "aws-p5-efa-fsx",
+        "gcp-a3-mega-tcpxo",
+        "azure-nd-h100-v5",
+        "platform-two-tier",
+    } <= stems
 
 
 @pytest.mark.parametrize(("stem", "cluster"), CLUSTERS, ids=[s for s, _ in CLUSTERS])
@@ -87,41 +93,62 @@ def test_inference_documents_get_no_ansible_project() -> None:
 
 def test_node_lines_carry_real_cpu_memory_and_gres() -> None:
     conf = _text(_cluster("onprem-h100-ib-lustre"), "roles/slurm/files/slurm.conf")
-    assert ("NodeName=llm-pretrain-gpu[001-032] Sockets=2 CoresPerSocket=56 ThreadsPerCore=2 "
-            "RealMemory=1992295 Gres=gpu:h100:8") in conf
-    for line in ("SelectType=select/cons_tres", "GresTypes=gpu", "PrologFlags=Alloc,Contain",
-                 "TaskPlugin=task/cgroup,task/affinity", "ProctrackType=proctrack/cgroup",
-                 "AccountingStorageTRES=gres/gpu,gres/gpu:h100",
-                 "PartitionName=train Nodes=llm-pretrain-gpu[001-032] Default=YES MaxTime=4320 "
-                 "OverSubscribe=EXCLUSIVE State=UP"):
+    assert (
+        "NodeName=llm-pretrain-gpu[001-032] Sockets=2 CoresPerSocket=56 ThreadsPerCore=2 "
+        "RealMemory=1992295 Gres=gpu:h100:8"
+    ) in conf
+    for line in (
+        "SelectType=select/cons_tres",
+        "GresTypes=gpu",
+        "PrologFlags=Alloc,Contain",
+        "TaskPlugin=task/cgroup,task/affinity",
+        "ProctrackType=proctrack/cgroup",
+        "AccountingStorageTRES=gres/gpu,gres/gpu:h100",
+        "PartitionName=train Nodes=llm-pretrain-gpu[001-032] Default=YES MaxTime=4320 "
+        "OverSubscribe=EXCLUSIVE State=UP",
+    ):
         assert line in conf.splitlines(), line
     assert "State=UNKNOWN" in conf and "State=CLOUD" not in conf
 
 
 def test_gres_conf_is_explicit_and_cgroup_constrains_devices() -> None:
     cluster = _cluster("aws-p5-efa-fsx")
-    assert ("NodeName=aws-p5-train-gpu[001-016] AutoDetect=off Name=gpu Type=h100 "
-            "File=/dev/nvidia[0-7]") in _text(cluster, "roles/slurm/files/gres.conf")
+    assert (
+        "NodeName=aws-p5-train-gpu[001-016] AutoDetect=off Name=gpu Type=h100 File=/dev/nvidia[0-7]"
+    ) in _text(cluster, "roles/slurm/files/gres.conf")
     cgroup = _text(cluster, "roles/slurm/files/cgroup.conf")
     assert "ConstrainDevices=YES" in cgroup
     assert "CgroupAutomount" not in cgroup and "AllowedKmemSpace" not in cgroup
 
 
-@pytest.mark.parametrize(("version", "plugin"), [
-    ("22.05", "topology/none"), ("23.02", "topology/none"), ("23.11", "topology/default"),
-    ("24.11", "topology/default"), ("25.05", "topology/flat"), ("25.11", "topology/flat"),
-])
+@pytest.mark.parametrize(
+    ("version", "plugin"),
+    [
+        ("22.05", "topology/none"),
+        ("23.02", "topology/none"),
+        ("23.11", "topology/default"),
+        ("24.11", "topology/default"),
+        ("25.05", "topology/flat"),
+        ("25.11", "topology/flat"),
+    ],
+)
 def test_flat_topology_plugin_name_follows_the_version(version: str, plugin: str) -> None:
-    cluster = _with(_cluster("aws-p5-efa-fsx"), scheduler={"version": version},
-                    fabric={"topology": {"kind": "flat"}})
+    cluster = _with(
+        _cluster("aws-p5-efa-fsx"),
+        scheduler={"version": version},
+        fabric={"topology": {"kind": "flat"}},
+    )
     files = _files(cluster)
     assert f"TopologyPlugin={plugin}" in files["ansible/roles/slurm/files/slurm.conf"].decode()
     assert "ansible/roles/slurm/files/topology.conf" not in files
 
 
 def test_block_topology_uses_block_sizes_from_24_05_and_tree_before_23_11() -> None:
-    base = _with(_cluster("aws-p5-efa-fsx"), compute={"nodes": 72},
-                 fabric={"topology": {"kind": "block", "block_size": 18}})
+    base = _with(
+        _cluster("aws-p5-efa-fsx"),
+        compute={"nodes": 72},
+        fabric={"topology": {"kind": "block", "block_size": 18}},
+    )
     new = _text(_with(base, scheduler={"version": "24.05"}), "roles/slurm/files/topology.conf")
     assert "BlockName=block01 Nodes=aws-p5-train-gpu[001-018]" in new
     assert "BlockSizes=18,36,72" in new
@@ -142,23 +169,29 @@ def test_rail_optimized_fabric_gives_scalable_units_under_one_spine() -> None:
 
 
 def test_elastic_nodes_are_cloud_and_never_autodetect() -> None:
-    cluster = _with(_cluster("aws-p5-efa-fsx"),
-                    scheduler={"elastic": True, "gres_autodetect": "nvml"})
+    cluster = _with(
+        _cluster("aws-p5-efa-fsx"), scheduler={"elastic": True, "gres_autodetect": "nvml"}
+    )
     conf = _text(cluster, "roles/slurm/files/slurm.conf")
     assert "State=CLOUD" in conf and "ResumeProgram=/etc/slurm/resume.sh" in conf
     gres = _text(cluster, "roles/slurm/files/gres.conf")
     assert "AutoDetect=off" in gres and "File=/dev/nvidia[0-7]" in gres
     static = _with(_cluster("aws-p5-efa-fsx"), scheduler={"gres_autodetect": "nvml"})
     assert "AutoDetect=nvml Name=gpu Type=h100 Count=8" in _text(
-        static, "roles/slurm/files/gres.conf")
+        static, "roles/slurm/files/gres.conf"
+    )
 
 
 def test_raw_slurm_conf_overrides_come_last_and_replace_defaults() -> None:
-    cluster = _with(_cluster("aws-p5-efa-fsx"),
-                    scheduler={"slurm_conf": {"MpiDefault": "pmix",
-                                              "SchedulerParameters": "bf_continue"}})
-    lines = [line for line in _text(cluster, "roles/slurm/files/slurm.conf").splitlines()
-             if line and not line.startswith(("#", "NodeName", "Partition"))]
+    cluster = _with(
+        _cluster("aws-p5-efa-fsx"),
+        scheduler={"slurm_conf": {"MpiDefault": "pmix", "SchedulerParameters": "bf_continue"}},
+    )
+    lines = [
+        line
+        for line in _text(cluster, "roles/slurm/files/slurm.conf").splitlines()
+        if line and not line.startswith(("#", "NodeName", "Partition"))
+    ]
     assert lines[-2:] == ["MpiDefault=pmix", "SchedulerParameters=bf_continue"]
     assert sum(line.startswith("MpiDefault=") for line in lines) == 1
 
@@ -175,8 +208,9 @@ def test_cpu_cluster_has_no_gres_and_no_accounting_gatherer() -> None:
 
 def test_infiniband_nccl_uses_exact_hca_names() -> None:
     conf = _text(_cluster("onprem-h100-ib-lustre"), "roles/nccl/files/nccl.conf")
-    assert ("NCCL_IB_HCA==mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_9:1,mlx5_10:1,"
-            "mlx5_11:1") in conf.splitlines()
+    assert (
+        "NCCL_IB_HCA==mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_9:1,mlx5_10:1,mlx5_11:1"
+    ) in conf.splitlines()
     assert "NCCL_SOCKET_IFNAME==bond0" in conf.splitlines()
     assert "NCCL_CROSS_NIC=0" in conf.splitlines()  # rail-optimized fabric
     assert "NCCL_DEBUG" not in conf
@@ -199,8 +233,9 @@ def test_tcpxo_and_azure_get_their_vendor_settings() -> None:
 
 
 def test_roce_traffic_class_is_dscp_times_four() -> None:
-    cluster = _with(_cluster("onprem-h100-ib-lustre"),
-                    fabric={"kind": "roce", "roce": {"dscp": 26}})
+    cluster = _with(
+        _cluster("onprem-h100-ib-lustre"), fabric={"kind": "roce", "roce": {"dscp": 26}}
+    )
     assert ("NCCL_IB_TC", 104) in nccl.nccl_conf(training_view(cluster))
 
 
@@ -228,17 +263,21 @@ def test_cloud_inventory_script_reads_pulumi_outputs(tmp_path: Path) -> None:
     outputs = tmp_path / "out.json"
     outputs.write_text(json.dumps(synthetic_outputs(training_view(cluster))))
     env = dict(os.environ, ARCHFORM_PULUMI_OUTPUTS=str(outputs))
-    proc = subprocess.run([sys.executable, str(path), "--list"], env=env, capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, str(path), "--list"], env=env, capture_output=True, text=True, check=True
+    )
     data = json.loads(proc.stdout)
     assert len(data["compute_gpu"]["hosts"]) == 16
     assert data["controller"]["hosts"] == ["aws-p5-train-ctl"]
     assert data["_meta"]["hostvars"]["aws-p5-train-gpu001"]["ansible_host"].startswith("127.")
     lustre = data["slurm_cluster"]["vars"]["archform_lustre_outputs"]
     assert set(lustre) == {"datasets", "checkpoints"}
-    missing = subprocess.run([sys.executable, str(path), "--list"], capture_output=True, text=True,
-                             env=dict(os.environ,
-                                      ARCHFORM_PULUMI_OUTPUTS=str(tmp_path / "no.json")))
+    missing = subprocess.run(
+        [sys.executable, str(path), "--list"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, ARCHFORM_PULUMI_OUTPUTS=str(tmp_path / "no.json")),
+    )
     assert missing.returncode != 0 and "pulumi stack output --json" in missing.stderr
 
 

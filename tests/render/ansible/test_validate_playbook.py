@@ -23,8 +23,11 @@ HEADER = "# size count type redop root time algbw busbw #wrong time algbw busbw 
 
 
 def _table(peak: float) -> str:
-    rows = [(8, 2, 35.71, 0.0, 0.0), (67108864, 16777216, 612.1, 109.64, peak / 2),
-            (8589934592, 2147483648, 41234.5, 208.32, peak)]
+    rows = [
+        (8, 2, 35.71, 0.0, 0.0),
+        (67108864, 16777216, 612.1, 109.64, peak / 2),
+        (8589934592, 2147483648, 41234.5, 208.32, peak),
+    ]
     lines = [
         f"{size:>12} {count:>13}  float  sum  -1  {t:.2f}  {alg:.2f}  {bus:.2f}  0"
         f"  {t:.2f}  {alg:.2f}  {bus:.2f}  0"
@@ -68,12 +71,21 @@ def _run(tmp_path: Path, ring: float, default: float) -> subprocess.CompletedPro
     fixtures.mkdir()
     (fixtures / "ring.txt").write_text(_table(ring))
     (fixtures / "default.txt").write_text(_table(default))
-    env = dict(os.environ, FIXTURES=str(fixtures), ANSIBLE_NOCOLOR="1",
-               PATH=f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}"
-                    f"{os.environ.get('PATH', '')}")
+    env = dict(
+        os.environ,
+        FIXTURES=str(fixtures),
+        ANSIBLE_NOCOLOR="1",
+        PATH=f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}"
+        f"{os.environ.get('PATH', '')}",
+    )
     return subprocess.run(
         ["ansible-playbook", "-i", "inventory/local.yml", "validate.yml"],
-        cwd=project, env=env, capture_output=True, text=True, timeout=600, check=False,
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
 
@@ -89,6 +101,8 @@ def test_bus_bandwidth_below_the_floor_fails_per_algorithm(tmp_path: Path) -> No
     proc = _run(tmp_path, ring=364.56, default=250.0)
     assert proc.returncode != 0
     assert "'default': {'busbw_gbytes': 250.0, 'floor_gbytes': 320.0, 'passed': False}" in (
-        proc.stdout)
+        proc.stdout
+    )
     assert "'ring': {'busbw_gbytes': 364.56, 'floor_gbytes': 320.0, 'passed': True}" in (
-        proc.stdout)
+        proc.stdout
+    )
