@@ -113,6 +113,7 @@ def training_view(cluster: TrainingCluster) -> dict[str, Any]:
         else None,
         "login": login,
         "connection": cluster.hosts.connection if cluster.hosts else "ssh",
+        "hosts": cluster.hosts.model_dump(mode="json") if cluster.hosts else None,
         "fabric": cluster.fabric.model_dump(mode="json"),
         "storage": [s.model_dump(mode="json") for s in cluster.storage],
         "scheduler": cluster.scheduler.model_dump(mode="json"),

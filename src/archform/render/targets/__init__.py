@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from archform.render.target import Target
+from archform.render.targets import ansible
 
-BUILTIN: list[Target] = []
+BUILTIN: list[Target] = [ansible.TARGET]

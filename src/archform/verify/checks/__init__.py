@@ -3,5 +3,6 @@
 from __future__ import annotations
 
 from archform.verify import Check
+from archform.verify.checks import ansible, slurm
 
-BUILTIN: list[Check] = []
+BUILTIN: list[Check] = [ansible.CHECK, slurm.CHECK]

@@ -1,0 +1,123 @@
+"""The Ansible target: a complete Ansible project for a Slurm TrainingCluster.
+
+Output (under ``ansible/``): ansible.cfg, requirements.yml, site.yml, validate.yml,
+group_vars/all.yml, an inventory (static hosts.yml on-prem; a dynamic inventory script
+reading ``pulumi stack output --json`` in the cloud) and the roles. Slurm configuration
+files are rendered here, at generate time, for the blueprint's Slurm version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archform.bundled import templates_dir
+from archform.render.env import render
+from archform.render.target import Target
+from archform.render.targets import ansible_roles, nccl, slurm_conf
+from archform.render.view import training_view
+from archform.render.writer import GeneratedFile
+from archform.spec import BlueprintSet, Document
+from archform.spec.models.training import TrainingCluster
+
+ROOT = "ansible"
+TEMPLATES = "ansible"
+EXECUTABLE = ("inventory/archform_inventory.py",)
+
+
+def applies(doc: Document) -> bool:
+    """TrainingCluster documents scheduled by Slurm, on every provider."""
+    model = doc.model
+    return isinstance(model, TrainingCluster) and model.scheduler.kind == "slurm"
+
+
+def _ansible_range(names: list[str]) -> str | None:
+    """gpu001..gpu032 -> 'gpu[001:032]' when the names form one zero-padded range."""
+    from archform.render.hostlist import compress
+
+    expr = compress(names)
+    if expr.count("[") != 1 or "," in expr or not expr.endswith("]"):
+        return None
+    prefix, _, body = expr[:-1].partition("[")
+    return f"{prefix}[{body.replace('-', ':')}]"
+
+
+def context(cluster: TrainingCluster) -> dict[str, Any]:
+    """The view-model every Ansible template receives."""
+    view = training_view(cluster)
+    inventory = ansible_roles.inventory_groups(view)
+    for group in inventory["compute"].values():
+        known = any(a is not None for a in group["addresses"])
+        group["range"] = None if known else _ansible_range(group["names"])
+    return {
+        "view": view,
+        "roles": ansible_roles.roles_for(view),
+        "group_vars": ansible_roles.group_vars(view),
+        "inventory": inventory,
+        "cloud": view["provider"] != "onprem",
+        "slurm": slurm_conf.slurm_context(view),
+        "nccl_conf": nccl.nccl_conf(view),
+        "nccl_exports": nccl.profile_exports(view),
+        "nccl_sources": nccl.profile_sources(view),
+        "storage_names": {
+            "lustre": [s["name"] for s in view["storage"] if s["kind"] == "lustre"],
+            "nfs": [s["name"] for s in view["storage"] if s["kind"] == "nfs"],
+        },
+    }
+
+
+def _wanted(rel: str, ctx: dict[str, Any]) -> bool:
+    parts = rel.split("/")
+    if parts[0] == "roles" and parts[1] not in ctx["roles"]:
+        return False
+    slurm = ctx["slurm"]
+    conditions = {
+        "inventory/hosts.yml": not ctx["cloud"],
+        "inventory/archform_inventory.py": ctx["cloud"],
+        "roles/slurm/files/topology.conf": bool(slurm["topology_lines"]),
+        "roles/slurm/files/gres.conf": bool(slurm["gres_lines"]),
+        "roles/slurm/files/plugstack.conf": ctx["view"]["scheduler"]["containers"] == "pyxis",
+    }
+    return bool(conditions.get(rel, True))
+
+
+def template_names() -> list[tuple[str, str]]:
+    """(source, output) paths relative to templates/ansible/, sorted by output.
+
+    Files ending in ``.j2`` are archform templates (rendered, suffix dropped); every other
+    file is static and copied byte for byte, so Ansible's own ``{{ }}`` expressions in role
+    tasks need no escaping. An Ansible-side template is therefore named ``x.j2.j2``.
+    """
+    base = templates_dir() / TEMPLATES
+    pairs = []
+    for path in base.rglob("*"):
+        if not path.is_file() or path.name.startswith("_") or "__pycache__" in path.parts:
+            continue
+        src = path.relative_to(base).as_posix()
+        pairs.append((src, src[: -len(".j2")] if src.endswith(".j2") else src))
+    return sorted(pairs, key=lambda pair: pair[1])
+
+
+def render_cluster(cluster: TrainingCluster) -> list[GeneratedFile]:
+    """All files of the Ansible project for one cluster."""
+    ctx = context(cluster)
+    base = templates_dir() / TEMPLATES
+    files: list[GeneratedFile] = []
+    for src, rel in template_names():
+        if not _wanted(rel, ctx):
+            continue
+        mode = 0o755 if rel in EXECUTABLE or rel.endswith(".sh") else 0o644
+        if src.endswith(".j2"):
+            text = render(f"{TEMPLATES}/{src}", ctx)
+            files.append(GeneratedFile.text(f"{ROOT}/{rel}", text, mode))
+        else:
+            files.append(GeneratedFile(f"{ROOT}/{rel}", (base / src).read_bytes(), mode))
+    return files
+
+
+def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
+    del blueprints
+    assert isinstance(doc.model, TrainingCluster)
+    return render_cluster(doc.model)
+
+
+TARGET = Target(name="ansible", applies=applies, render=_render)

@@ -1,0 +1,180 @@
+"""What goes into the Ansible project: roles, group variables, inventory, storage mounts.
+
+Plain data only; `archform.render.targets.ansible` renders it through the templates.
+Pinned versions carry their source in a comment; bump them here (and in the goldens).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archform.render.targets import nccl
+
+# Pinned component versions. A change here changes every generated project.
+VERSIONS: dict[str, str] = {
+    # NVIDIA R570 production branch (docs.nvidia.com/datacenter/tesla/index.html); the driver,
+    # fabric manager and libnvidia-nscq must be the same version or fabric manager refuses to start.
+    "nvidia_driver_branch": "570",
+    "nvidia_driver_version": "570.172.08",
+    # DCGM 4 for CUDA 12 (package datacenter-gpu-manager-4-cuda12, service nvidia-dcgm).
+    "dcgm_version": "4.2.3",
+    # DOCA-Host with the doca-ofed profile (MLNX_OFED's successor from January 2025).
+    "doca_version": "2.9.2",
+    # EFA installer (bundles libfabric and aws-ofi-nccl); efa-installer.amazonaws.com.
+    "efa_installer_version": "1.38.0",
+    # NVIDIA/nccl-tests release tag.
+    "nccl_tests_version": "v2.16.8",
+    # NVIDIA/enroot and NVIDIA/pyxis releases.
+    "enroot_version": "3.5.0",
+    "pyxis_version": "0.20.0",
+    # LBNL Node Health Check (github.com/mej/nhc).
+    "nhc_version": "1.4.3",
+}
+
+# lfs setstripe counts per storage purpose (reference/training-clusters.md section 4, from
+# wiki.lustre.org Lustre_Striping_Best_Practices): files read by every rank -> wide (-1);
+# one checkpoint shard per rank -> 1-4; small files (home, scratch) -> 1.
+STRIPE_BY_PURPOSE = {
+    "training_data": -1,
+    "models": -1,
+    "checkpoints": 4,
+    "scratch": 1,
+    "home": 1,
+}
+
+# Lustre client: utilities plus the kernel-module package for the running kernel, which the
+# role names as <prefix><ansible_kernel> (the client must match the kernel).
+LUSTRE_PACKAGES: dict[str, tuple[list[str], str]] = {
+    # FSx: apt repo fsx-lustre-client-repo.s3.amazonaws.com, lustre-client-modules-$(uname -r).
+    "aws": (["lustre-client-utils"], "lustre-client-modules-"),
+    # GCP Managed Lustre: Google's Lustre client apt repository, same package layout.
+    "gcp": (["lustre-client-utils"], "lustre-client-modules-"),
+    # AMLFS: amlfs-lustre-client-<lustre version>-<kernel> from packages.microsoft.com
+    # (Lustre 2.15 on Ubuntu 22.04 azure kernels; learn.microsoft.com client-install-plan).
+    "azure": ([], "amlfs-lustre-client-2.15.7-"),
+    # On-prem: the site's Lustre (or vendor) client repository.
+    "onprem": (["lustre-client-utils"], "lustre-client-modules-"),
+}
+
+
+def roles_for(view: dict[str, Any]) -> list[str]:
+    """Roles the project ships, in site.yml order."""
+    kinds = {s["kind"] for s in view["storage"]}
+    sched = view["scheduler"]
+    roles = ["common", "munge", "nvidia_driver", "fabric", "nccl"]
+    if "lustre" in kinds:
+        roles.append("lustre_client")
+    if "nfs" in kinds:
+        roles.append("nfs_client")
+    if sched["containers"] == "pyxis":
+        roles.append("pyxis_enroot")
+    if sched["health_checks"]:
+        roles.append("health")
+    roles.append("slurm")
+    return roles
+
+
+def _mount(view: dict[str, Any], storage: dict[str, Any]) -> dict[str, Any]:
+    stripe = storage["stripe_count"]
+    if stripe is None:
+        stripe = STRIPE_BY_PURPOSE[storage["purpose"]]
+    return {
+        "name": storage["name"],
+        "purpose": storage["purpose"],
+        "path": storage["mount"] or f"/mnt/{storage['name']}",
+        # On-prem endpoints are in the blueprint; cloud ones come from the Pulumi outputs
+        # (inventory variables archform_lustre_outputs / archform_nfs_outputs) at run time.
+        "endpoint": storage["endpoint"] if view["provider"] == "onprem" else None,
+        "stripe_count": stripe,
+    }
+
+
+def storage_mounts(view: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """Mounts of one storage kind, in blueprint order."""
+    return [_mount(view, s) for s in view["storage"] if s["kind"] == kind]
+
+
+def _nfs_options(provider: str) -> str:
+    if provider == "aws":
+        # EFS recommended mount options
+        # (docs.aws.amazon.com/efs/latest/ug/mounting-fs-nfs-mount-settings.html)
+        return "nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
+    return "nfsvers=4.1,hard,timeo=600,retrans=2,_netdev"
+
+
+def _local_nvme_path(provider: str) -> str:
+    # Where instance-local NVMe is mounted on the provider's GPU images.
+    return {
+        "aws": "/opt/dlami/nvme",
+        "gcp": "/mnt/localssd",
+        "azure": "/mnt/nvme",
+    }.get(provider, "/mnt/local_nvme")
+
+
+def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Everything the roles need, derived from the blueprint (group_vars/all.yml)."""
+    sched = view["scheduler"]
+    fabric = view["fabric"]
+    first = view["groups"][0]
+    rate_per_rail = fabric["gbps_per_node"] // max(1, fabric["rails"])
+    out: list[tuple[str, Any]] = [
+        ("archform_cluster", view["name"]),
+        ("archform_provider", view["provider"]),
+        ("archform_connection_local", view["connection"] == "local"),
+        ("archform_set_hostname", view["connection"] != "local"),
+        ("slurm_version", sched["version"]),
+        ("slurm_controller", view["controller"]),
+        ("slurm_backup_controller", view["backup_controller"]),
+        ("slurm_accounting", bool(sched["accounting"])),
+        ("slurm_elastic", bool(sched["elastic"])),
+        ("slurm_gres", bool(view["gpu_cluster"])),
+        ("slurm_topology", view["fabric"]["topology"]["kind"] != "flat"
+         and len(view["all_hostnames"]) > 1),
+        ("slurm_pyxis", sched["containers"] == "pyxis"),
+        ("slurm_partitions", [p["name"] for p in sched["partitions"]]),
+        ("nvidia_gpus_per_node", first["gpus_per_node"]),
+        ("nvidia_fabric_manager", any(g["nvswitch"] for g in view["groups"])),
+        ("fabric_kind", fabric["kind"]),
+        ("fabric_rails", fabric["rails"]),
+        ("fabric_rate_gbps_per_rail", rate_per_rail),
+        ("fabric_gpudirect_rdma", bool(fabric["gpudirect_rdma"])),
+        ("fabric_hcas", fabric["hcas"] or []),
+        ("fabric_azure_topo_file", nccl.AZURE_TOPO_FILES.get(first["instance_type"] or "", "")),
+        ("lustre_mounts", storage_mounts(view, "lustre")),
+        ("lustre_client_packages", LUSTRE_PACKAGES[view["provider"]][0]),
+        ("lustre_client_module_prefix", LUSTRE_PACKAGES[view["provider"]][1]),
+        ("nfs_mounts", storage_mounts(view, "nfs")),
+        ("nfs_mount_options", _nfs_options(view["provider"])),
+        ("enroot_local_path", _local_nvme_path(view["provider"])),
+        ("health_nhc", "nhc" in sched["health_checks"]),
+        ("health_dcgm", "dcgm" in sched["health_checks"]),
+        ("nccl_busbw_min_gbytes", nccl.busbw_thresholds(view)),
+        ("nccl_tests_nodes", len(view["all_hostnames"])),
+        # srun MPI plugin for nccl-tests: PMIx (AWS samples), PMI-2 in Google's TCPXO example.
+        ("nccl_tests_mpi", "pmi2" if fabric["kind"] == "gpudirect_tcpxo" else "pmix"),
+    ]
+    out += sorted(VERSIONS.items())
+    return out
+
+
+def inventory_groups(view: dict[str, Any]) -> dict[str, Any]:
+    """On-prem static inventory: hosts per group, with addresses when the blueprint has them.
+
+    Names without addresses are written as Ansible host ranges (gpu[001:032]) so the file
+    stays small; the template says that addresses must be filled in.
+    """
+    def hosts(names: list[str], addresses: list[str | None]) -> dict[str, Any]:
+        return {"names": names, "addresses": addresses}
+
+    controller_addr = None
+    login_addrs: list[str | None] = [None] * len(view["login"])
+    if view["hosts"] is not None:
+        controller_addr = view["hosts"]["controller"]["address"]
+        login_addrs = [h["address"] for h in view["hosts"]["login"]]
+    return {
+        "controller": hosts([view["controller"]], [controller_addr]),
+        "login": hosts(view["login"], login_addrs),
+        "compute": {
+            g["name"]: hosts(g["hostnames"], g["addresses"]) for g in view["groups"]
+        },
+    }

@@ -1,0 +1,114 @@
+"""NCCL environment per fabric, and the nccl-tests bus-bandwidth thresholds.
+
+Sources (reference/training-clusters.md section 2, NCCL env docs and NVIDIA/nccl source):
+- NCCL_IB_HCA / NCCL_SOCKET_IFNAME: '=' selects exact names (mlx5_1 would also match mlx5_10).
+- NCCL_CROSS_NIC=0 only on strictly rail-optimized fabrics; default 2 otherwise.
+- RoCE: NCCL_IB_TC = DSCP * 4 (DSCP is the upper six bits of the ToS byte); the GID index is
+  auto-selected since NCCL 2.21, so it is only written when the blueprint pins one.
+- EFA with aws-ofi-nccl >= 1.7: only FI_EFA_USE_HUGE_PAGE=0; never FI_PROVIDER, NCCL_PROTO,
+  FI_EFA_USE_DEVICE_RDMA or RDMAV_* (aws-ofi-nccl doc/efa-env-var.md).
+- GCP A3 Mega TCPXO: cluster-toolkit a3-megagpu-8g run-nccl-tests.sh values.
+- Azure ND H100 v5: NCCL_TOPO_FILE from Azure/azhpc-images topology/ndv5-topo.xml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TCPXO_PROFILE = "/var/lib/tcpxo/lib64/nccl-env-profile.sh"
+TCPXO_LIB_DIR = "/var/lib/tcpxo/lib64"
+GIB_PROFILE = "/usr/local/gib/scripts/set_nccl_env.sh"
+AZURE_TOPO_FILES = {
+    # instance type -> NCCL topology file shipped by the Azure HPC images
+    "Standard_ND96isr_H100_v5": "/opt/microsoft/ndv5-topo.xml",
+}
+
+# Fraction of the per-node fabric line rate that an all_reduce_perf ring run must reach
+# (bus bandwidth, large messages). NDR400 measures 46-48 GB/s per 50 GB/s NIC, i.e. 0.92-0.96
+# (nccl-tests#290); 0.80 leaves margin for a healthy but busy fabric. EFA, RoCE and
+# TCP-based fabrics have lower, less documented efficiency: their factors are margins chosen
+# here, not published numbers; adjust `nccl_busbw_min_gbytes` in group_vars after a baseline.
+RING_EFFICIENCY = {
+    "infiniband": 0.80,
+    "roce": 0.75,
+    "efa": 0.75,
+    "gpudirect_tcpxo": 0.60,
+    "gpudirect_tcpx": 0.50,
+    "ethernet": 0.50,
+}
+# One HGX H100/H200 node (NVLink + NVSwitch): 450 GB/s line rate, ~370 GB/s ring busbw,
+# ~480 GB/s allreduce peak with NVLS (nccl-tests#212, #290). Thresholds at 0.8 of those.
+SINGLE_NODE_NVSWITCH = {"ring": 296.0, "default": 360.0}
+
+
+def nccl_conf(view: dict[str, Any]) -> list[tuple[str, Any]]:
+    """NCCL_* settings for /etc/nccl.conf (NCCL reads only NCCL_ variables from it)."""
+    fabric = view["fabric"]
+    kind = fabric["kind"]
+    out: list[tuple[str, Any]] = []
+    if kind in ("infiniband", "roce"):
+        if fabric["hcas"]:
+            out.append(("NCCL_IB_HCA", "=" + ",".join(f"{h}:1" for h in fabric["hcas"])))
+        if fabric["socket_ifname"]:
+            out.append(("NCCL_SOCKET_IFNAME", "=" + fabric["socket_ifname"]))
+        if fabric["topology"]["kind"] == "rail_optimized":
+            out.append(("NCCL_CROSS_NIC", 0))
+        if kind == "roce":
+            out.append(("NCCL_IB_TC", fabric["roce"]["dscp"] * 4))
+            if fabric["roce"]["gid_index"] is not None:
+                out.append(("NCCL_IB_GID_INDEX", fabric["roce"]["gid_index"]))
+        if fabric["sharp"]:
+            out.append(("NCCL_COLLNET_ENABLE", 1))
+        topo = AZURE_TOPO_FILES.get(view["groups"][0]["instance_type"] or "")
+        if view["provider"] == "azure" and topo:
+            out.append(("NCCL_TOPO_FILE", topo))
+    elif kind == "efa":
+        # 'en' is a prefix on purpose: it matches the ENA interfaces of p4d and p5.
+        out.append(("NCCL_SOCKET_IFNAME", fabric["socket_ifname"] or "en"))
+    elif kind == "gpudirect_tcpxo":
+        ctrl = fabric["socket_ifname"] or "enp0s12"
+        out += [
+            ("NCCL_SOCKET_IFNAME", ctrl),
+            ("NCCL_FASTRAK_CTRL_DEV", ctrl),
+            (
+                "NCCL_FASTRAK_IFNAME",
+                "enp6s0,enp7s0,enp13s0,enp14s0,enp134s0,enp135s0,enp141s0,enp142s0",
+            ),
+            ("NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "/dev/aperture_devices"),
+        ]
+    elif fabric["socket_ifname"]:
+        out.append(("NCCL_SOCKET_IFNAME", "=" + fabric["socket_ifname"]))
+    return out
+
+
+def profile_exports(view: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Non-NCCL variables for /etc/profile.d/nccl.sh (libfabric reads only the environment)."""
+    if view["fabric"]["kind"] == "efa":
+        return [("FI_EFA_USE_HUGE_PAGE", 0)]
+    return []
+
+
+def profile_sources(view: dict[str, Any]) -> list[dict[str, str]]:
+    """Vendor environment scripts the profile sources when present."""
+    kind = view["fabric"]["kind"]
+    if kind == "gpudirect_tcpxo":
+        return [{"path": TCPXO_PROFILE, "lib_dir": TCPXO_LIB_DIR}]
+    if kind == "roce" and view["provider"] == "gcp":
+        return [{"path": GIB_PROFILE, "lib_dir": "/usr/local/gib/lib64"}]
+    return []
+
+
+def busbw_thresholds(view: dict[str, Any]) -> dict[str, float]:
+    """Minimum all_reduce_perf bus bandwidth in GB/s per algorithm for the whole cluster."""
+    group = view["groups"][0]
+    if not group["gpus_per_node"]:
+        return {}
+    if len(view["all_hostnames"]) == 1:
+        if group["nvswitch"]:
+            return dict(SINGLE_NODE_NVSWITCH)
+        return {}
+    line_rate = view["fabric"]["gbps_per_node"] / 8.0
+    ring = round(line_rate * RING_EFFICIENCY[view["fabric"]["kind"]], 1)
+    # NVLS/tree can exceed the NIC aggregate on few nodes, so the default algorithm is held
+    # to the ring floor (a lower bound), never to a higher NVLS figure.
+    return {"ring": ring, "default": ring}

@@ -1,0 +1,289 @@
+"""Slurm configuration (slurm.conf, gres.conf, cgroup.conf, topology.conf) for 22.05 to 25.x.
+
+Everything here returns plain data (lists of ``(key, value)`` lines) that the templates in
+``templates/ansible/roles/slurm/files/`` write through the ``conf`` filter. Node lists are
+Slurm hostlist ranges, so the files grow with the number of leaf switches, not nodes.
+
+Version facts (reference/training-clusters.md section 1, read from SchedMD/slurm tags):
+select/cons_res removed in 23.11; priority/multifactor default since 23.11; the flat
+topology plugin is topology/none before 23.11, topology/default in 23.11-24.11 and
+topology/flat from 25.05; topology/block from 23.11 (BlockSizes from 24.05); cgroup.conf
+options CgroupAutomount/AllowedKmemSpace removed in 23.11 (never written here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archform.render.hostlist import compress
+from archform.render.view import leaves
+
+Line = list[tuple[str, Any]]
+
+# Paths follow the Debian/Ubuntu slurm-wlm packages (and SchedMD's own packaging).
+STATE_DIR = "/var/spool/slurmctld"
+SPOOL_DIR = "/var/spool/slurmd"
+LOG_DIR = "/var/log/slurm"
+CONF_DIR = "/etc/slurm"
+
+
+def version_tuple(version: str) -> tuple[int, int]:
+    """'24.05' or '24.05.3' -> (24, 5)."""
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def flat_topology_plugin(version: tuple[int, int]) -> str:
+    """The plugin name meaning 'no topology' for a Slurm version."""
+    if version >= (25, 5):
+        return "topology/flat"
+    if version >= (23, 11):
+        return "topology/default"
+    return "topology/none"
+
+
+def topology_kind(view: dict[str, Any], version: tuple[int, int]) -> str:
+    """tree, block or flat: what topology.conf (if any) describes for this version."""
+    kind = view["fabric"]["topology"]["kind"]
+    if kind == "flat" or len(view["all_hostnames"]) < 2:
+        return "flat"
+    if kind == "block":
+        # topology/block exists from 23.11; before that an NVL domain is a leaf switch.
+        return "block" if version >= (23, 11) else "tree"
+    return "tree"
+
+
+def topology_plugin(view: dict[str, Any], version: tuple[int, int]) -> str:
+    """TopologyPlugin value."""
+    kind = topology_kind(view, version)
+    if kind == "flat":
+        return flat_topology_plugin(version)
+    return f"topology/{kind}"
+
+
+def _leaf_size(view: dict[str, Any]) -> int:
+    topo = view["fabric"]["topology"]
+    return int(topo["block_size"] if topo["kind"] == "block" else topo["nodes_per_leaf"])
+
+
+def leaf_prefix(view: dict[str, Any]) -> str:
+    """Switch name prefix: leaf (fat tree), su (rail-optimized scalable unit), block (NVL)."""
+    kind = view["fabric"]["topology"]["kind"]
+    return {"rail_optimized": "su", "block": "block"}.get(kind, "leaf")
+
+
+def expected_leaves(view: dict[str, Any]) -> list[list[str]]:
+    """Node names per leaf switch (or block), in order; empty for a flat topology."""
+    if view["fabric"]["topology"]["kind"] == "flat" or len(view["all_hostnames"]) < 2:
+        return []
+    return leaves(view["all_hostnames"], _leaf_size(view))
+
+
+def _switch_names(prefix: str, count: int) -> list[str]:
+    width = max(2, len(str(count)))
+    return [f"{prefix}{i:0{width}d}" for i in range(1, count + 1)]
+
+
+def topology_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
+    """topology.conf lines; empty when the topology is flat."""
+    kind = topology_kind(view, version)
+    groups = expected_leaves(view)
+    if kind == "flat" or not groups:
+        return []
+    names = _switch_names(leaf_prefix(view), len(groups))
+    if kind == "block":
+        lines: list[Line] = [
+            [("BlockName", name), ("Nodes", compress(nodes))]
+            for name, nodes in zip(names, groups, strict=True)
+        ]
+        if version >= (24, 5):
+            # Base size = NVL domain; each larger size doubles (must be power-of-two multiples).
+            base = _leaf_size(view)
+            sizes = [base]
+            while sizes[-1] * 2 <= base * len(groups):
+                sizes.append(sizes[-1] * 2)
+            lines.append([("BlockSizes", ",".join(str(s) for s in sizes))])
+        return lines
+    lines = [
+        [("SwitchName", name), ("Nodes", compress(nodes))]
+        for name, nodes in zip(names, groups, strict=True)
+    ]
+    if len(names) > 1:
+        lines.append([("SwitchName", "spine"), ("Switches", compress(names))])
+    return lines
+
+
+def _gres(group: dict[str, Any]) -> str | None:
+    if not group["gpus_per_node"]:
+        return None
+    return f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}"
+
+
+def node_lines(view: dict[str, Any]) -> list[Line]:
+    """NodeName lines, one per node group, with the real CPU layout and memory."""
+    elastic = bool(view["scheduler"]["elastic"])
+    lines: list[Line] = []
+    for group in view["groups"]:
+        line: Line = [
+            ("NodeName", group["hostlist"]),
+            ("Sockets", group["sockets"]),
+            ("CoresPerSocket", group["cores_per_socket"]),
+            ("ThreadsPerCore", group["threads_per_core"]),
+            ("RealMemory", group["real_memory_mib"]),
+        ]
+        gres = _gres(group)
+        if gres:
+            line.append(("Gres", gres))
+        line.append(("Feature", group["name"]))
+        line.append(("State", "CLOUD" if elastic else "UNKNOWN"))
+        lines.append(line)
+    return lines
+
+
+def partition_lines(view: dict[str, Any]) -> list[Line]:
+    """PartitionName lines; exclusive partitions use OverSubscribe=EXCLUSIVE."""
+    by_group = {g["name"]: g["hostnames"] for g in view["groups"]}
+    lines: list[Line] = []
+    for part in view["scheduler"]["partitions"]:
+        chosen = part["groups"] or list(by_group)
+        hosts = [h for name in chosen for h in by_group.get(name, [])]
+        hours = part["max_time_hours"]
+        lines.append(
+            [
+                ("PartitionName", part["name"]),
+                ("Nodes", compress(hosts)),
+                ("Default", bool(part["default"])),
+                ("MaxTime", hours * 60 if hours else "INFINITE"),
+                ("OverSubscribe", "EXCLUSIVE" if part["exclusive"] else "NO"),
+                ("State", "UP"),
+            ]
+        )
+    return lines
+
+
+def _typed_tres(view: dict[str, Any]) -> str:
+    types = sorted({g["gpu_gres_type"] for g in view["groups"] if g["gpus_per_node"]})
+    return ",".join(["gres/gpu", *(f"gres/gpu:{t}" for t in types)])
+
+
+def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
+    """Cluster-wide slurm.conf settings, before node and partition lines."""
+    sched = view["scheduler"]
+    controllers: list[Line] = [[("SlurmctldHost", view["controller"])]]
+    if view["backup_controller"]:
+        controllers.append([("SlurmctldHost", view["backup_controller"])])
+    settings: list[tuple[str, Any]] = [
+        ("ClusterName", view["name"]),
+        ("SlurmUser", "slurm"),
+        ("AuthType", "auth/munge"),
+        ("CredType", "cred/munge"),
+        ("StateSaveLocation", STATE_DIR),
+        ("SlurmdSpoolDir", SPOOL_DIR),
+        ("SlurmctldPidFile", "/run/slurmctld.pid"),
+        ("SlurmdPidFile", "/run/slurmd.pid"),
+        ("SlurmctldLogFile", f"{LOG_DIR}/slurmctld.log"),
+        ("SlurmdLogFile", f"{LOG_DIR}/slurmd.log"),
+        ("SlurmctldPort", 6817),
+        ("SlurmdPort", 6818),
+        ("MailProg", "/bin/true"),
+        ("ReturnToService", 2),
+        ("MpiDefault", "none"),
+        ("SelectType", "select/cons_tres"),
+        ("SelectTypeParameters", "CR_Core_Memory"),
+        ("ProctrackType", "proctrack/cgroup"),
+        ("TaskPlugin", "task/cgroup,task/affinity"),
+        ("PrologFlags", "Alloc,Contain"),
+        ("PriorityType", "priority/multifactor"),
+        ("TopologyPlugin", topology_plugin(view, version)),
+    ]
+    if view["gpu_cluster"]:
+        settings.append(("GresTypes", "gpu"))
+    if sched["accounting"]:
+        settings += [
+            # Gathering without storing makes slurmctld warn, so only with accounting.
+            ("JobAcctGatherType", "jobacct_gather/cgroup"),
+            ("AccountingStorageType", "accounting_storage/slurmdbd"),
+            ("AccountingStorageHost", view["controller"]),
+            ("AccountingStorageTRES", _typed_tres(view) if view["gpu_cluster"] else "cpu,mem"),
+            ("AccountingStorageEnforce", "associations,limits,qos"),
+        ]
+    else:
+        settings.append(("AccountingStorageType", "accounting_storage/none"))
+    if "nhc" in sched["health_checks"]:
+        settings += [
+            ("HealthCheckProgram", "/usr/sbin/nhc"),
+            ("HealthCheckInterval", 300),
+            ("HealthCheckNodeState", "ANY"),
+        ]
+    if "dcgm" in sched["health_checks"] and view["gpu_cluster"]:
+        settings += [
+            ("Prolog", f"{CONF_DIR}/prolog.sh"),
+            ("Epilog", f"{CONF_DIR}/epilog.sh"),
+        ]
+    if sched["containers"] == "pyxis":
+        settings.append(("PlugStackConfig", f"{CONF_DIR}/plugstack.conf"))
+    if sched["elastic"]:
+        settings += [
+            ("ResumeProgram", f"{CONF_DIR}/resume.sh"),
+            ("SuspendProgram", f"{CONF_DIR}/suspend.sh"),
+            ("SuspendTime", 600),
+            ("ResumeTimeout", 1800),
+            ("SuspendTimeout", 300),
+            ("TreeWidth", 65533),
+            ("SlurmctldParameters", "idle_on_node_suspend,cloud_dns"),
+        ]
+    overrides = dict(sched["slurm_conf"])
+    lines = controllers + [[kv] for kv in settings if kv[0] not in overrides]
+    # Raw overrides from the blueprint come last (SCH001 lints them).
+    lines += [[(key, overrides[key])] for key in sorted(overrides)]
+    return lines
+
+
+def gres_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
+    """gres.conf lines: explicit device files unless AutoDetect is allowed and asked for."""
+    autodetect = view["scheduler"]["gres_autodetect"]
+    if autodetect == "nvidia" and version < (24, 11):
+        autodetect = "off"  # AutoDetect=nvidia appeared in 24.11
+    if view["scheduler"]["elastic"]:
+        autodetect = "off"  # gres.conf(5): AutoDetect cannot be used with cloud nodes
+    lines: list[Line] = []
+    for group in view["groups"]:
+        count = group["gpus_per_node"]
+        if not count:
+            continue
+        line: Line = [("NodeName", group["hostlist"]), ("AutoDetect", autodetect)]
+        line += [("Name", "gpu"), ("Type", group["gpu_gres_type"])]
+        if autodetect == "off":
+            line.append(("File", f"/dev/nvidia[0-{count - 1}]" if count > 1 else "/dev/nvidia0"))
+        else:
+            line.append(("Count", count))
+        lines.append(line)
+    return lines
+
+
+def cgroup_lines(version: tuple[int, int]) -> list[Line]:
+    """cgroup.conf: confine cores, memory and devices (GPUs) to the job."""
+    # autodetect picks v2 where the host runs it; cgroup/v1 is deprecated from 25.05.
+    plugin = "autodetect"
+    return [
+        [("CgroupPlugin", plugin)],
+        [("ConstrainCores", True)],
+        [("ConstrainRAMSpace", True)],
+        [("ConstrainDevices", True)],
+    ]
+
+
+def slurm_context(view: dict[str, Any], version_text: str | None = None) -> dict[str, Any]:
+    """Everything the Slurm templates need, for the blueprint's version or a given one."""
+    text = version_text or view["scheduler"]["version"]
+    version = version_tuple(text)
+    return {
+        "slurm_version": f"{version[0]:02d}.{version[1]:02d}",
+        "global_lines": global_lines(view, version),
+        "node_lines": node_lines(view),
+        "partition_lines": partition_lines(view),
+        "gres_lines": gres_lines(view, version),
+        "cgroup_lines": cgroup_lines(version),
+        "topology_lines": topology_lines(view, version),
+        "topology_kind": topology_kind(view, version),
+    }

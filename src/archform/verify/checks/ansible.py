@@ -1,0 +1,155 @@
+"""Ansible: inventory parse, `ansible-playbook --syntax-check` and strict `ansible-lint`.
+
+ansible-lint runs offline with the production profile and a config that turns warnings
+into failures (``warn_list: []``) and enables the experimental ``args`` rule, which checks
+module arguments against each module's argument spec (reference/validation-tooling.md
+section 2: the production profile alone does not report it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from archform.verify import Check, Result, Status, missing_tools
+from archform.verify.checks._projects import (
+    Project,
+    find_projects,
+    run,
+    synthetic_outputs,
+    tail,
+    tool_env,
+)
+
+NAME = "ansible"
+COLLECTIONS = ("ansible/posix", "community/general")
+LINT_CONFIG = "profile: production\noffline: true\nwarn_list: []\nenable_list: [args]\n"
+
+
+def collections_path() -> str | None:
+    """A collections path holding ansible.posix and community.general, or None."""
+    candidates: list[str] = []
+    for var in ("ARCHFORM_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATH"):
+        candidates += [p for p in os.environ.get(var, "").split(os.pathsep) if p]
+    source_tree = Path(__file__).resolve().parents[4]  # a development checkout's .cache/
+    candidates += [
+        str(source_tree / ".cache"),
+        str(Path.home() / ".ansible" / "collections"),
+        "/usr/share/ansible/collections",
+    ]
+    for path in candidates:
+        base = Path(path)
+        if base.name != "ansible_collections":
+            base = base / "ansible_collections"
+        if all((base / c / "MANIFEST.json").is_file() for c in COLLECTIONS):
+            return str(base.parent)
+    return None
+
+
+def applies(root: Path) -> bool:
+    """Trees with at least one ansible/site.yml."""
+    return any(root.rglob("ansible/site.yml"))
+
+
+def _inventory(
+    project: Project, env: dict[str, str], scratch: Path
+) -> tuple[Result, dict[str, str]]:
+    """Parse the inventory with ansible-inventory; cloud trees get synthetic Pulumi outputs."""
+    artifact = f"{project.label}/inventory"
+    env = dict(env)
+    script = project.ansible / "inventory" / "archform_inventory.py"
+    if script.is_file():
+        if project.cluster is None:
+            return Result(NAME, artifact, "skipped", "no resolved blueprint to fake outputs"), env
+        from archform.render.view import training_view
+
+        outputs = scratch / "pulumi-outputs.json"
+        outputs.write_text(json.dumps(synthetic_outputs(training_view(project.cluster))))
+        env["ARCHFORM_PULUMI_OUTPUTS"] = str(outputs)
+    proc = run(["ansible-inventory", "--list"], cwd=project.ansible, env=env, timeout=120)
+    if proc.returncode != 0:
+        return Result(NAME, artifact, "failed", tail(proc.stderr or proc.stdout)), env
+    data = json.loads(proc.stdout)
+    hosts = {
+        group: len(_group_hosts(data, group)) for group in ("controller", "login", "compute")
+    }
+    detail = ", ".join(f"{g}={n}" for g, n in hosts.items())
+    if project.cluster is not None:
+        expected = project.cluster.compute.total_nodes
+        if hosts["compute"] != expected or hosts["controller"] != 1:
+            detail += f"; blueprint has {expected} compute"
+            return Result(NAME, artifact, "failed", detail), env
+    return Result(NAME, artifact, "passed", detail), env
+
+
+def _group_hosts(data: dict[str, object], group: str) -> set[str]:
+    entry = data.get(group)
+    if not isinstance(entry, dict):
+        return set()
+    found = set(entry.get("hosts") or [])
+    for child in entry.get("children") or []:
+        found |= _group_hosts(data, str(child))
+    return found
+
+
+def check_project(project: Project, collections: str) -> list[Result]:
+    """Inventory, syntax-check of site.yml and validate.yml, then ansible-lint."""
+    env = tool_env({"ANSIBLE_COLLECTIONS_PATH": collections, "ANSIBLE_NOCOLOR": "1",
+                    "NO_COLOR": "1", "ANSIBLE_LINT_SKIP_SCHEMA_UPDATE": "1"})
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory(prefix="archform-ansible-") as tmp:
+        scratch = Path(tmp)
+        inventory, env = _inventory(project, env, scratch)
+        results.append(inventory)
+        for playbook in ("site.yml", "validate.yml"):
+            proc = run(["ansible-playbook", "--syntax-check", playbook], cwd=project.ansible,
+                       env=env, timeout=180)
+            status: Status = "passed" if proc.returncode == 0 else "failed"
+            detail = "" if status == "passed" else tail(proc.stderr + proc.stdout)
+            artifact = f"{project.label}/{playbook} (syntax-check)"
+            results.append(Result(NAME, artifact, status, detail))
+        config = scratch / "ansible-lint.yml"
+        config.write_text(LINT_CONFIG)
+        proc = run(
+            ["ansible-lint", "-c", str(config), "--strict", "--nocolor", "-f", "pep8",
+             "site.yml", "validate.yml"],
+            cwd=project.ansible, env=env, timeout=600,
+        )
+        violations = [line for line in proc.stdout.splitlines() if line.strip()]
+        if proc.returncode == 0:
+            results.append(Result(NAME, f"{project.label} (ansible-lint production)", "passed",
+                                  "0 violations"))
+        else:
+            detail = f"rc {proc.returncode}, {len(violations)} violation(s): " + tail(
+                proc.stdout + proc.stderr, 8
+            )
+            results.append(Result(NAME, f"{project.label} (ansible-lint production)", "failed",
+                                  detail))
+    return results
+
+
+def run_check(root: Path) -> list[Result]:
+    """Check every Ansible project in the tree."""
+    projects = find_projects(root)
+    missing = missing_tools("ansible-playbook", "ansible-lint", "ansible-inventory")
+    collections = collections_path()
+    results: list[Result] = []
+    for project in projects:
+        if missing:
+            results.append(Result(NAME, project.label, "skipped", "missing " + ", ".join(missing)))
+            continue
+        if collections is None:
+            results.append(Result(
+                NAME, project.label, "skipped",
+                "collections ansible.posix and community.general not found; run "
+                "scripts/vendor-collections.sh and set ARCHFORM_COLLECTIONS_PATH",
+            ))
+            continue
+        results.extend(check_project(project, collections))
+    return results
+
+
+CHECK = Check(name=NAME, applies=applies, run=run_check,
+              tools=("ansible-playbook", "ansible-lint", "ansible-inventory"))

@@ -1,0 +1,261 @@
+"""Slurm: start a real slurmctld on the generated files and compare it with the blueprint.
+
+slurmctld has no dry-run flag, and its exit code misses several mistakes (a GRES dropped,
+unknown hosts in a switch, a bad gres.conf key only log an error), so the check starts the
+daemon in a sandbox (see slurm_sandbox), requires `scontrol ping` UP, reads its log for
+errors and warnings, compares nodes and GRES (`scontrol show node`) and leaf switches
+(`scontrol show topology`) with the blueprint, then stops it (SIGTERM, SIGKILL fallback).
+
+The installed slurmctld may be older than the blueprint's version (Debian 12 ships 22.05).
+Lines that the generator writes differently for the installed version (plugin names) are
+swapped for that version's form, and the result says which version validated what.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from archform.render.hostlist import expand
+from archform.verify import Check, Result, Status, missing_tools, tool_path
+from archform.verify.checks._projects import Project, find_projects, run, tail, tool_env
+from archform.verify.checks.slurm_sandbox import gres_mismatches, rewrite_slurm_conf
+
+NAME = "slurm"
+FILES = ("slurm.conf", "cgroup.conf", "gres.conf", "topology.conf")
+LOG_PROBLEM = re.compile(r"error|warning|fatal", re.IGNORECASE)
+# Messages of a sandboxed first start that say nothing about the configuration.
+NOISE = re.compile(
+    r"pmix|mpi/pmi|MPI: Cannot create context|state file|Trying backup state save"
+    r"|MailProg|Connection refused|_open_.*state|No such file or directory.*(state|\.old)"
+    r"|create_mmap_buf|load_all_.*state|Unable to contact slurm controller",
+    re.IGNORECASE,
+)
+
+
+def installed_version() -> tuple[str, tuple[int, int]]:
+    """('22.05.8', (22, 5)) from `slurmctld -V`."""
+    proc = run([tool_path("slurmctld"), "-V"], timeout=30)
+    text = (proc.stdout or proc.stderr).split()[-1]
+    major, minor = text.split(".")[:2]
+    return text, (int(major), int(minor))
+
+
+def _version_rewrites(
+    project: Project, version: tuple[int, int]
+) -> tuple[dict[str, str], list[str], str]:
+    """Per-file text substitutions (or whole-file replacements) for the installed version."""
+    cluster = project.cluster
+    if cluster is None:
+        return {}, [], "no resolved blueprint: files validated as generated"
+    want = cluster.scheduler.version_tuple
+    if want == version:
+        return {}, [], f"rendered for and validated with Slurm {cluster.scheduler.version}"
+    from archform.render.env import render
+    from archform.render.targets.ansible import context
+    from archform.render.targets.slurm_conf import slurm_context
+
+    ctx = context(cluster)
+    other = dict(ctx, slurm=slurm_context(ctx["view"], f"{version[0]:02d}.{version[1]:02d}"))
+    replaced: dict[str, str] = {}
+    changed: list[str] = []
+    for name in FILES:
+        template = f"ansible/roles/slurm/files/{name}.j2"
+        ours = render(template, ctx).splitlines()
+        theirs = render(template, other).splitlines()
+        differing = [(a, b) for a, b in zip(ours, theirs, strict=False) if a != b and a[:1] != "#"]
+        if len(ours) != len(theirs):
+            replaced[name] = "\n".join(theirs) + "\n"
+            changed.append(f"{name} (whole file)")
+        elif differing:
+            for old, new in differing:
+                replaced[f"{name}\0{old}"] = new
+                changed.append(f"{name}: {old} -> {new}")
+    note = (
+        f"rendered for Slurm {cluster.scheduler.version}; validated with the installed "
+        f"{version[0]:02d}.{version[1]:02d}"
+    )
+    if changed:
+        note += " using its form of: " + "; ".join(changed)
+    else:
+        note += " (no option differs between the two)"
+    return replaced, changed, note
+
+
+def _prepare(project: Project, sandbox: Path, version: tuple[int, int]) -> tuple[Path, int, str]:
+    files = project.ansible / "roles" / "slurm" / "files"
+    replaced, _, note = _version_rewrites(project, version)
+    texts: dict[str, str] = {}
+    for name in FILES:
+        source = files / name
+        if name in replaced:
+            texts[name] = replaced[name]
+        elif source.is_file():
+            lines = source.read_text().splitlines()
+            texts[name] = "\n".join(replaced.get(f"{name}\0{line}", line) for line in lines) + "\n"
+    hostname = socket.gethostname().split(".")[0]
+    conf, nodes = rewrite_slurm_conf(texts["slurm.conf"], sandbox, hostname)
+    texts["slurm.conf"] = conf
+    for name, text in texts.items():
+        (sandbox / name).write_text(text)
+    return sandbox / "slurm.conf", nodes, note
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+def _wait_up(proc: subprocess.Popen[bytes], env: dict[str, str], limit: float) -> bool:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        ping = run(["scontrol", "ping"], env=env, timeout=15)
+        if "UP" in ping.stdout:
+            return True
+        time.sleep(0.3)
+    return False
+
+
+def _nodes(env: dict[str, str]) -> dict[str, str]:
+    """Node name -> Gres string, from `scontrol show node --oneliner` (CLOUD nodes too)."""
+    proc = run(["scontrol", "--all", "--oneliner", "show", "node"], env=env, timeout=120)
+    nodes: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        fields = dict(w.partition("=")[::2] for w in line.split() if "=" in w)
+        if "NodeName" in fields:
+            nodes[fields["NodeName"]] = fields.get("Gres", "(null)")
+    return nodes
+
+
+def _leaves(env: dict[str, str]) -> list[set[str]]:
+    """Node sets of the lowest-level switches (or blocks) slurmctld loaded."""
+    proc = run(["scontrol", "show", "topology"], env=env, timeout=60)
+    found = []
+    for line in proc.stdout.splitlines():
+        fields = dict(w.partition("=")[::2] for w in line.split() if "=" in w)
+        is_leaf = fields.get("Level") == "0" or "BlockName" in fields
+        if is_leaf and fields.get("Nodes"):
+            found.append(set(expand(fields["Nodes"])))
+    return found
+
+
+def _expected(project: Project) -> dict[str, Any] | None:
+    if project.cluster is None:
+        return None
+    from archform.render.targets.slurm_conf import expected_leaves
+    from archform.render.view import training_view
+
+    view = training_view(project.cluster)
+    gres = {}
+    for group in view["groups"]:
+        want = f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}" if group[
+            "gpus_per_node"] else "(null)"
+        gres.update(dict.fromkeys(group["hostnames"], want))
+    return {"gres": gres, "leaves": [set(leaf) for leaf in expected_leaves(view)]}
+
+
+def check_project(project: Project) -> list[Result]:
+    """Start slurmctld on one project's Slurm files and compare with the blueprint."""
+    label = f"{project.label}/roles/slurm/files"
+    full, version = installed_version()
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory(prefix="archform-slurm-") as tmp:
+        sandbox = Path(tmp)
+        conf, count, note = _prepare(project, sandbox, version)
+        files = project.ansible / "roles" / "slurm" / "files"
+        if (files / "gres.conf").is_file():
+            bad = gres_mismatches((files / "slurm.conf").read_text(),
+                                  (files / "gres.conf").read_text())
+            results.append(Result(NAME, f"{label}/gres.conf", "failed" if bad else "passed",
+                                  "; ".join(bad[:5]) or "types and counts match slurm.conf"))
+        env = tool_env({"SLURM_CONF": str(conf)})
+        log = sandbox / "slurmctld.log"
+        with (sandbox / "stdout.log").open("wb") as out:
+            proc = subprocess.Popen(
+                [tool_path("slurmctld"), "-D", "-c", "-i", "-f", str(conf)],
+                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        try:
+            up = _wait_up(proc, env, limit=60 + count / 100)
+            text = (log.read_text(errors="replace") if log.exists() else "") + (
+                sandbox / "stdout.log").read_text(errors="replace")
+            problems = [line for line in text.splitlines()
+                        if LOG_PROBLEM.search(line) and not NOISE.search(line)]
+            status: Status = "passed" if up and not problems else "failed"
+            head = f"slurmctld {full} {'UP' if up else 'NOT UP'}"
+            detail = f"{head}; {len(problems)} error/warning line(s)"
+            if problems:
+                detail += ": " + tail("\n".join(problems), 5)
+            results.append(Result(NAME, f"{label} (slurmctld)", status, f"{detail}; {note}"))
+            if up:
+                results += _compare(project, label, env, count)
+        finally:
+            _stop(proc)
+            with contextlib.suppress(OSError):
+                shutil.rmtree(sandbox / "state", ignore_errors=True)
+    return results
+
+
+def _compare(project: Project, label: str, env: dict[str, str], count: int) -> list[Result]:
+    expected = _expected(project)
+    nodes = _nodes(env)
+    if expected is None:
+        return [Result(NAME, f"{label} (nodes)", "passed", f"{len(nodes)} nodes; no blueprint")]
+    want = expected["gres"]
+    wrong = [f"{n}: {nodes.get(n, 'missing')} != {g}" for n, g in want.items()
+             if nodes.get(n) != g]
+    extra = sorted(set(nodes) - set(want))
+    status: Status = "passed" if not wrong and not extra and len(nodes) == len(want) else "failed"
+    detail = f"{len(nodes)} of {len(want)} nodes with the blueprint's GRES"
+    if wrong or extra:
+        detail += ": " + "; ".join((wrong + [f"unexpected {n}" for n in extra])[:5])
+    results = [Result(NAME, f"{label} (nodes, GRES)", status, detail)]
+    leaves = _leaves(env)
+    want_leaves = expected["leaves"]
+    same = sorted(map(sorted, leaves)) == sorted(map(sorted, want_leaves))
+    detail = f"{len(leaves)} leaf switch(es) loaded, blueprint has {len(want_leaves)}"
+    if not same:
+        covered = set().union(*leaves) if leaves else set()
+        missing = sorted(set().union(*want_leaves) - covered) if want_leaves else []
+        if missing:
+            detail += f"; nodes in no leaf: {', '.join(missing[:5])}"
+    results.append(Result(NAME, f"{label} (topology)", "passed" if same else "failed", detail))
+    return results
+
+
+def applies(root: Path) -> bool:
+    """Trees with generated Slurm files."""
+    return any(root.rglob("ansible/roles/slurm/files/slurm.conf"))
+
+
+def run_check(root: Path) -> list[Result]:
+    """Check every project's Slurm files."""
+    missing = missing_tools("slurmctld", "scontrol")
+    results: list[Result] = []
+    for project in find_projects(root):
+        if not (project.ansible / "roles" / "slurm" / "files" / "slurm.conf").is_file():
+            continue
+        if missing:
+            results.append(Result(NAME, project.label, "skipped", "missing " + ", ".join(missing)))
+            continue
+        results.extend(check_project(project))
+    return results
+
+
+CHECK = Check(name=NAME, applies=applies, run=run_check, tools=("slurmctld", "scontrol"))

@@ -1,0 +1,112 @@
+"""Real bootstrap: the generated playbooks turn this (root, Debian) machine into a one-node
+Slurm cluster with ansible-runner, run a job, and are idempotent on a second run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import support
+from archform.render.generate import build_files
+from archform.render.writer import write_tree
+from archform.spec import load_paths
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
+HELPER = Path("/usr/local/sbin/archform-service")
+# Tasks that only make sense on GPU nodes; on this machine the hardware facts skip them.
+GPU_TASKS = (
+    "Install the pinned driver (open kernel modules)",
+    "Install DCGM",
+    "Install /etc/nccl.conf",
+)
+
+
+def _require_root_debian() -> None:
+    support.require_tool("apt-get", "dpkg-query", "ansible-playbook", "srun")
+    support.require_module("ansible_runner")
+    if os.geteuid() != 0:
+        if support.REQUIRE_TOOLS:
+            pytest.fail("ARCHFORM_REQUIRE_TOOLS=1 but the bootstrap test must run as root")
+        pytest.skip("the bootstrap test installs packages and starts daemons: run as root")
+
+
+def _collections() -> str:
+    from archform.verify.checks.ansible import collections_path
+
+    found = collections_path()
+    if found is None:
+        if support.REQUIRE_TOOLS:
+            pytest.fail("collections missing: run scripts/vendor-collections.sh")
+        pytest.skip("collections missing: run scripts/vendor-collections.sh")
+    return found
+
+
+def _run_site(project: Path, workdir: Path, collections: str) -> Any:
+    import ansible_runner
+
+    workdir.mkdir(parents=True)  # fresh private_data_dir: runner persists cmdline in it
+    env = {
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_COLLECTIONS_PATH": collections,
+        "ANSIBLE_CONFIG": str(project / "ansible.cfg"),
+        "HOME": str(workdir.parent / "home"),
+        "ANSIBLE_NOCOLOR": "1",
+    }
+    return ansible_runner.run(
+        private_data_dir=str(workdir),
+        project_dir=str(project),
+        playbook="site.yml",
+        inventory=str(project / "inventory" / "hosts.yml"),
+        envvars=env,
+        quiet=True,
+        timeout=1500,
+    )
+
+
+def _stop_daemons() -> None:
+    if HELPER.exists():
+        for daemon in ("slurmd", "slurmctld", "munge"):
+            subprocess.run([str(HELPER), "stop", daemon], check=False, timeout=60,
+                           capture_output=True)
+
+
+def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) -> None:
+    _require_root_debian()
+    collections = _collections()
+    loaded = load_paths([SMOKE])
+    write_tree(tmp_path / "tree", build_files(loaded))
+    project = tmp_path / "tree" / "ansible"
+    try:
+        first = _run_site(project, tmp_path / "run1", collections)
+        assert first.status == "successful", first.stdout.read()[-4000:]
+        assert first.rc == 0
+
+        skipped = {e["event_data"].get("task") for e in first.events
+                   if e.get("event") == "runner_on_skipped"}
+        for task in GPU_TASKS:
+            assert task in skipped, f"{task!r} was not skipped by the hardware facts"
+        facts_task = [e for e in first.events if e.get("event") == "runner_on_ok"
+                      and e["event_data"].get("task") == "Show the hardware this host has"]
+        assert facts_task and "'nvidia_gpus': 0" in str(facts_task[0]["event_data"]["res"])
+
+        env = dict(os.environ, SLURM_CONF="/etc/slurm/slurm.conf")
+        job = subprocess.run(["srun", "--nodes=1", "--time=1", "hostname"], env=env,
+                             capture_output=True, text=True, timeout=120, check=False)
+        assert job.returncode == 0, job.stderr
+        assert job.stdout.strip() == os.uname().nodename.split(".")[0]
+
+        second = _run_site(project, tmp_path / "run2", collections)
+        assert second.status == "successful", second.stdout.read()[-4000:]
+        assert second.stats["changed"] == {}, f"second run changed: {second.stats['changed']}"
+        assert second.stats["failures"] == {}
+    finally:
+        _stop_daemons()
+        shutil.rmtree(tmp_path / "home", ignore_errors=True)

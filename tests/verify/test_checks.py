@@ -1,0 +1,196 @@
+"""`archform verify` on generated trees: real ansible-playbook, ansible-lint and slurmctld."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import support
+from archform.render.generate import build_files
+from archform.render.writer import write_tree
+from archform.spec import load_paths
+from archform.spec.models.training import TrainingCluster
+from archform.verify import Result
+from archform.verify.checks import ansible as ansible_check
+from archform.verify.checks import slurm as slurm_check
+
+FIXTURES = Path(__file__).parents[1] / "render" / "ansible" / "fixtures"
+TRAINING = [
+    p for p in support.bundled_blueprints()
+    if any(isinstance(d.model, TrainingCluster) for d in load_paths([p]).documents)
+]
+
+
+def _generate(path: Path, out: Path) -> Path:
+    loaded = load_paths([path])
+    docs = [d for d in loaded.documents if isinstance(d.model, TrainingCluster)]
+    write_tree(out, build_files(loaded, docs))
+    return out
+
+
+def _need_ansible() -> None:
+    support.require_tool("ansible-playbook", "ansible-lint", "ansible-inventory")
+    if ansible_check.collections_path() is None:
+        if support.REQUIRE_TOOLS:
+            pytest.fail("collections missing: run scripts/vendor-collections.sh")
+        pytest.skip("collections missing: run scripts/vendor-collections.sh")
+
+
+def _need_slurm() -> None:
+    support.require_tool("slurmctld", "scontrol")
+
+
+def _failed(results: list[Result]) -> list[Result]:
+    return [r for r in results if r.status != "passed"]
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize("path", TRAINING, ids=[p.stem for p in TRAINING])
+def test_ansible_project_passes_syntax_check_and_strict_lint(path: Path, tmp_path: Path) -> None:
+    _need_ansible()
+    results = ansible_check.run_check(_generate(path, tmp_path / "out"))
+    assert results and not _failed(results), _failed(results)
+    assert any("ansible-lint production" in r.artifact for r in results)
+    assert sum("syntax-check" in r.artifact for r in results) == 2
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize("path", TRAINING, ids=[p.stem for p in TRAINING])
+def test_real_slurmctld_accepts_the_generated_files(path: Path, tmp_path: Path) -> None:
+    _need_slurm()
+    results = slurm_check.run_check(_generate(path, tmp_path / "out"))
+    assert results and not _failed(results), _failed(results)
+    daemon = [r for r in results if r.artifact.endswith("(slurmctld)")]
+    assert daemon and "UP; 0 error/warning" in daemon[0].detail
+    assert "validated with" in daemon[0].detail
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+@pytest.mark.parametrize("nodes", [1024, 8192])
+def test_scale_blueprints_verify(nodes: int, tmp_path: Path) -> None:
+    _need_slurm()
+    out = _generate(FIXTURES / f"scale-{nodes}.yaml", tmp_path / "out")
+    results = slurm_check.run_check(out)
+    assert not _failed(results), _failed(results)
+    by_kind = {r.artifact.rsplit("(", 1)[-1]: r.detail for r in results}
+    assert f"{nodes} of {nodes} nodes" in by_kind["nodes, GRES)"]
+    assert f"{nodes // 32} leaf switch(es) loaded" in by_kind["topology)"]
+
+
+@pytest.fixture(scope="module")
+def pretrain_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _generate(support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml",
+                     tmp_path_factory.mktemp("pristine") / "out")
+
+
+def _broken(pristine: Path, tmp_path: Path, rel: str, old: str, new: str) -> Path:
+    tree = tmp_path / "broken"
+    shutil.copytree(pristine, tree)
+    target = tree / "ansible" / rel
+    text = target.read_text()
+    assert re.search(old, text), f"{old!r} not in {rel}"
+    target.write_text(re.sub(old, new, text, count=1))
+    return tree
+
+
+def _status(results: list[Result], suffix: str) -> Result:
+    return next(r for r in results if r.artifact.endswith(suffix))
+
+
+@pytest.mark.integration
+def test_node_missing_from_topology_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
+    _need_slurm()
+    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/topology.conf",
+                   r"Nodes=llm-pretrain-gpu\[017-032\]", "Nodes=llm-pretrain-gpu[017-031]")
+    results = slurm_check.run_check(tree)
+    topology = _status(results, "(topology)")
+    assert topology.status == "failed" and "llm-pretrain-gpu032" in topology.detail
+    assert _status(results, "(slurmctld)").status == "failed"  # "switches lack access" warning
+
+
+@pytest.mark.integration
+def test_gres_type_mismatch_in_gres_conf_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
+    _need_slurm()
+    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/gres.conf", "Type=h100", "Type=a100")
+    result = _status(slurm_check.run_check(tree), "gres.conf")
+    assert result.status == "failed" and "gres.conf gpu:a100:8" in result.detail
+
+
+@pytest.mark.integration
+def test_gres_type_mismatch_with_the_blueprint_is_caught(
+    pretrain_tree: Path, tmp_path: Path
+) -> None:
+    _need_slurm()
+    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/slurm.conf",
+                   "Gres=gpu:h100:8", "Gres=gpu:a100:8")
+    results = slurm_check.run_check(tree)
+    assert _status(results, "(nodes, GRES)").status == "failed"
+    assert _status(results, "gres.conf").status == "failed"
+
+
+@pytest.mark.integration
+def test_unknown_slurm_conf_key_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
+    _need_slurm()
+    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/slurm.conf",
+                   "MpiDefault=none", "MpiDefault=none\nFooBarBaz=1")
+    result = _status(slurm_check.run_check(tree), "(slurmctld)")
+    assert result.status == "failed" and "NOT UP" in result.detail
+    assert "FooBarBaz" in result.detail
+
+
+@pytest.mark.integration
+def test_unknown_gres_conf_key_is_caught(pretrain_tree: Path, tmp_path: Path) -> None:
+    _need_slurm()
+    tree = _broken(pretrain_tree, tmp_path, "roles/slurm/files/gres.conf",
+                   "Name=gpu", "Bogus=1 Name=gpu")
+    result = _status(slurm_check.run_check(tree), "(slurmctld)")
+    assert result.status == "failed" and "Bogus" in result.detail
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_bad_module_argument_and_unknown_module_are_caught(
+    pretrain_tree: Path, tmp_path: Path
+) -> None:
+    _need_ansible()
+    tree = _broken(pretrain_tree, tmp_path, "roles/common/tasks/main.yml",
+                   r"    path: /etc/ansible/facts.d\n", "    pathh: /etc/ansible/facts.d\n")
+    lint = _status(ansible_check.run_check(tree), "(ansible-lint production)")
+    assert lint.status == "failed" and "args[module]" in lint.detail
+    tree2 = _broken(pretrain_tree, tmp_path / "2", "roles/munge/tasks/main.yml",
+                    "ansible.builtin.apt:", "ansible.builtin.aptt:")
+    syntax = _status(ansible_check.run_check(tree2), "site.yml (syntax-check)")
+    assert syntax.status == "failed" and "aptt" in syntax.detail
+
+
+def test_missing_tools_are_skipped_not_passed(
+    pretrain_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slurm_check, "missing_tools", lambda *tools: list(tools))
+    monkeypatch.setattr(ansible_check, "missing_tools", lambda *tools: list(tools))
+    results = slurm_check.run_check(pretrain_tree) + ansible_check.run_check(pretrain_tree)
+    assert results and {r.status for r in results} == {"skipped"}
+    assert all("missing" in r.detail for r in results)
+
+
+def test_missing_collections_are_skipped(
+    pretrain_tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ansible_check, "missing_tools", lambda *tools: [])
+    monkeypatch.setattr(ansible_check, "collections_path", lambda: None)
+    results = ansible_check.run_check(pretrain_tree)
+    assert [r.status for r in results] == ["skipped"]
+    assert "vendor-collections.sh" in results[0].detail
+
+
+def test_verify_cli_reports_per_artifact(pretrain_tree: Path) -> None:
+    _need_slurm()
+    proc = support.run_cli(["verify", str(pretrain_tree), "--format", "json"], timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '"check": "slurm"' in proc.stdout and '"check": "ansible"' in proc.stdout
