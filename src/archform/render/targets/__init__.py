@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from archform.render.target import Target
-from archform.render.targets import ansible
+from archform.render.targets import ansible, platform
 
-BUILTIN: list[Target] = [ansible.TARGET]
+BUILTIN: list[Target] = [ansible.TARGET, platform.TARGET]
