@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from platform_iam import allows, decision, statements
 
 import support
 from archform.render.generate import build_files
 from archform.render.writer import write_tree
 from archform.spec import load_paths
-
-from platform_iam import allows, decision, statements
 
 pytestmark = pytest.mark.integration
 
