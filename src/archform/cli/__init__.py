@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 from archform import __version__
-from archform.cli import _core, generate, init, promote, schema, validate, verify
+from archform.cli import _core, deploy, generate, init, promote, schema, validate, verify
 
 app = typer.Typer(
     name="archform",
@@ -36,7 +36,7 @@ def _root(
     """Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible."""
 
 
-for _module in (validate, schema, init, generate, verify, promote):
+for _module in (validate, schema, init, generate, verify, promote, deploy):
     _module.register(app)
 
 
