@@ -1,5 +1,6 @@
 """Real bootstrap: the generated playbooks turn this (root, Debian) machine into a one-node
-Slurm cluster with ansible-runner, run a job, and are idempotent on a second run."""
+Slurm cluster with ansible-runner, run a job, and are idempotent on a second run; then
+validate.yml passes, and fails naming the node once its slurmd is stopped."""
 
 from __future__ import annotations
 
@@ -49,7 +50,9 @@ def _collections() -> str:
     return found
 
 
-def _run_site(project: Path, workdir: Path, collections: str) -> Any:
+def _run_site(
+    project: Path, workdir: Path, collections: str, playbook: str = "site.yml"
+) -> Any:
     import ansible_runner
 
     workdir.mkdir(parents=True)  # fresh private_data_dir: runner persists cmdline in it
@@ -63,7 +66,7 @@ def _run_site(project: Path, workdir: Path, collections: str) -> Any:
     return ansible_runner.run(
         private_data_dir=str(workdir),
         project_dir=str(project),
-        playbook="site.yml",
+        playbook=playbook,
         inventory=str(project / "inventory" / "hosts.yml"),
         envvars=env,
         quiet=True,
@@ -107,6 +110,18 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         assert second.status == "successful", second.stdout.read()[-4000:]
         assert second.stats["changed"] == {}, f"second run changed: {second.stats['changed']}"
         assert second.stats["failures"] == {}
+
+        accepted = _run_site(project, tmp_path / "run3", collections, "validate.yml")
+        report = accepted.stdout.read()
+        assert accepted.status == "successful", report[-4000:]
+        assert "localhost: PASS" in report and "all 1 compute nodes passed" in report
+
+        subprocess.run([str(HELPER), "stop", "slurmd"], check=True, timeout=60,
+                       capture_output=True)
+        rejected = _run_site(project, tmp_path / "run4", collections, "validate.yml")
+        report = rejected.stdout.read()
+        assert rejected.status == "failed", report[-4000:]
+        assert "localhost: FAIL" in report and "failed nodes: localhost" in report
     finally:
         _stop_daemons()
         shutil.rmtree(tmp_path / "home", ignore_errors=True)

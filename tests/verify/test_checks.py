@@ -11,7 +11,7 @@ import pytest
 import support
 from archform.render.generate import build_files
 from archform.render.writer import write_tree
-from archform.spec import load_paths
+from archform.spec import load_paths, load_text
 from archform.spec.models.training import TrainingCluster
 from archform.verify import Result
 from archform.verify.checks import ansible as ansible_check
@@ -75,9 +75,13 @@ def test_real_slurmctld_accepts_the_generated_files(path: Path, tmp_path: Path) 
 @pytest.mark.parametrize("nodes", [1024, 8192])
 def test_scale_blueprints_verify(nodes: int, tmp_path: Path) -> None:
     _need_slurm()
+    _need_ansible()
     out = _generate(FIXTURES / f"scale-{nodes}.yaml", tmp_path / "out")
     results = slurm_check.run_check(out)
     assert not _failed(results), _failed(results)
+    linted = ansible_check.run_check(out)
+    assert not _failed(linted), _failed(linted)
+    assert f"compute={nodes}" in _status(linted, "inventory").detail
     by_kind = {r.artifact.rsplit("(", 1)[-1]: r.detail for r in results}
     assert f"{nodes} of {nodes} nodes" in by_kind["nodes, GRES)"]
     assert f"{nodes // 32} leaf switch(es) loaded" in by_kind["topology)"]
@@ -194,3 +198,48 @@ def test_verify_cli_reports_per_artifact(pretrain_tree: Path) -> None:
     proc = support.run_cli(["verify", str(pretrain_tree), "--format", "json"], timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert '"check": "slurm"' in proc.stdout and '"check": "ansible"' in proc.stdout
+
+
+def _variant(tmp_path: Path, stem: str, **changes: object) -> Path:
+    """Generate a bundled blueprint with fields replaced (nested dicts merged one level)."""
+    import json
+
+    doc = next(d for d in load_paths([support.BLUEPRINTS / f"{stem}.yaml"]).documents
+               if isinstance(d.model, TrainingCluster))
+    data = doc.model.model_dump(mode="json", exclude_none=True)
+    for key, value in changes.items():
+        data[key] = {**data[key], **value} if isinstance(value, dict) else value
+    loaded = load_text(json.dumps(data), "variant.yaml")
+    out = tmp_path / "variant"
+    write_tree(out, build_files(loaded))
+    return out
+
+
+@pytest.mark.integration
+def test_newer_version_is_validated_in_the_installed_versions_form(tmp_path: Path) -> None:
+    _need_slurm()
+    full, version = slurm_check.installed_version()
+    if version >= (23, 11):
+        pytest.skip(f"installed Slurm {full} already knows topology/default")
+    tree = _variant(tmp_path, "onprem-cpu-smoke", scheduler={"version": "25.05"})
+    conf = (tree / "ansible/roles/slurm/files/slurm.conf").read_text()
+    assert "TopologyPlugin=topology/flat" in conf  # what the cluster gets
+    daemon = _status(slurm_check.run_check(tree), "(slurmctld)")
+    assert daemon.status == "passed", daemon.detail
+    assert "rendered for Slurm 25.05" in daemon.detail
+    assert "TopologyPlugin=topology/flat -> TopologyPlugin=topology/none" in daemon.detail
+
+
+@pytest.mark.integration
+def test_block_topology_is_validated_as_its_tree_form_on_old_slurm(tmp_path: Path) -> None:
+    _need_slurm()
+    full, version = slurm_check.installed_version()
+    if version >= (23, 11):
+        pytest.skip(f"installed Slurm {full} has topology/block")
+    tree = _variant(tmp_path, "aws-p5-efa-fsx", compute={"nodes": 72},
+                    fabric={"topology": {"kind": "block", "block_size": 18}})
+    assert "BlockSizes=18,36,72" in (tree / "ansible/roles/slurm/files/topology.conf").read_text()
+    results = slurm_check.run_check(tree)
+    assert not _failed(results), _failed(results)
+    assert "topology.conf (whole file)" in _status(results, "(slurmctld)").detail
+    assert "4 leaf switch(es) loaded, blueprint has 4" in _status(results, "(topology)").detail

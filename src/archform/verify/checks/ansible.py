@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -112,15 +113,24 @@ def check_project(project: Project, collections: str) -> list[Result]:
             results.append(Result(NAME, artifact, status, detail))
         config = scratch / "ansible-lint.yml"
         config.write_text(LINT_CONFIG)
+        # --project-dir: without it ansible-lint takes the config file's folder as the
+        # project and lints only what is named. No file arguments: the whole project
+        # (playbooks, roles, group_vars, inventory, requirements.yml) is linted.
         proc = run(
-            ["ansible-lint", "-c", str(config), "--strict", "--nocolor", "-f", "pep8",
-             "site.yml", "validate.yml"],
+            ["ansible-lint", "-c", str(config), "--project-dir", str(project.ansible),
+             "--strict", "--nocolor", "-f", "pep8"],
             cwd=project.ansible, env=env, timeout=600,
         )
         violations = [line for line in proc.stdout.splitlines() if line.strip()]
-        if proc.returncode == 0:
+        match = re.search(r"in (\d+) files processed", proc.stderr)
+        processed = int(match.group(1)) if match else 0
+        expected = len(list(project.ansible.rglob("*.yml")))
+        if proc.returncode == 0 and processed < expected:
+            results.append(Result(NAME, f"{project.label} (ansible-lint production)", "failed",
+                                  f"linted only {processed} of {expected} YAML files"))
+        elif proc.returncode == 0:
             results.append(Result(NAME, f"{project.label} (ansible-lint production)", "passed",
-                                  "0 violations"))
+                                  f"0 violations in {processed} files"))
         else:
             detail = f"rc {proc.returncode}, {len(violations)} violation(s): " + tail(
                 proc.stdout + proc.stderr, 8
