@@ -19,7 +19,7 @@ def deploy(
         ..., help="Blueprint file(s); references resolve across them."
     ),
     output: Path | None = typer.Option(
-        None, "--output", "-o", help="Generated tree (default: ./<first document name>)."
+        None, "--output", "-o", help="Generated tree (default: ./<platform or first document>)."
     ),
     start: str | None = typer.Option(
         None, "--from", help="Resume at this phase: generate, pulumi, ansible, acceptance."
@@ -39,7 +39,8 @@ def deploy(
     def run() -> None:
         loaded = load_paths(blueprints)
         docs = list(loaded.documents)
-        out = output if output is not None else Path(docs[0].name)
+        platforms = [d for d in docs if d.kind == "Platform"]
+        out = output if output is not None else Path((platforms or docs)[0].name)
         plan = build_plan(loaded, docs, out, stack=stack)
         console = Console(highlight=False, soft_wrap=True)
         if dry_run:
