@@ -109,6 +109,7 @@ def test_pulumi_projects_run_registry_then_training_then_fleet(
         ("training", "sivaro-train/pulumi"),
         ("fleet", "sivaro-serve/pulumi"),
     ]
+    assert plan.pulumi[0].defaults == (("aws:region", "us-east-1"),)
     outputs = {p.role: p.outputs_file for p in plan.pulumi}
     assert outputs == {"registry": None, "training": "sivaro-train/ansible/pulumi-outputs.json",
                        "fleet": None}

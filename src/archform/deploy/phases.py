@@ -64,6 +64,11 @@ def _pulumi_project(ctx: Context, project: PulumiProject, auto: Any) -> None:
     say = ctx.reporter.say
     say(f"  {project.role} ({project.document}): pulumi up {project.path}, stack {ctx.plan.stack}")
     stack = auto.create_or_select_stack(stack_name=ctx.plan.stack, work_dir=str(work_dir))
+    existing = stack.get_all_config()
+    for key, value in project.defaults:
+        if key not in existing:
+            stack.set_config(key, auto.ConfigValue(value=value))
+            say(f"    config {key}={value}")
     stack.workspace.install(on_output=lambda line: ctx.reporter.log(f"pulumi install: {line}"))
     try:
         result = stack.up(on_output=lambda line: ctx.reporter.log(f"pulumi: {line.rstrip()}"),

@@ -28,6 +28,8 @@ class PulumiProject:
     role: str
     path: str
     outputs_file: str | None  # where the stack outputs go for Ansible (training only)
+    # stack config set when the stack does not have it yet (e.g. the provider's region)
+    defaults: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +127,10 @@ def build_plan(
         has_ansible = f"{ansible_dir}/site.yml" in paths
         if f"{prefix}pulumi/Pulumi.yaml" in paths:
             outputs = f"{ansible_dir}/pulumi-outputs.json" if has_ansible else None
-            pulumi.append(PulumiProject(doc.name, role, f"{prefix}pulumi", outputs))
+            defaults: tuple[tuple[str, str], ...] = ()
+            if isinstance(doc.model, Platform) and doc.model.registry.provider == "aws":
+                defaults = (("aws:region", doc.model.registry.region),)
+            pulumi.append(PulumiProject(doc.name, role, f"{prefix}pulumi", outputs, defaults))
         if has_ansible and isinstance(doc.model, TrainingCluster):
             cloud = doc.model.placement.provider != "onprem"
             inventory = "inventory/archform_inventory.py" if cloud else "inventory/hosts.yml"
