@@ -84,7 +84,7 @@ spec:
 
 @pytest.fixture(scope="module")
 def endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    support.require_module("boto3", "moto")
+    support.require_module("boto3", "moto", "kubernetes_validate")
     log = tmp_path_factory.mktemp("moto") / "moto.log"
     with moto_server(log) as url:
         yield url
@@ -207,6 +207,10 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
             env_vars = {e["name"]: e["value"] for e in container["env"]}
             assert env_vars["ARCHFORM_MODEL_URI"] == "s3://sivaro-models/sivaro-13b/v12000/"
             assert env_vars["ARCHFORM_MODEL_VERSION"] == "v12000"
+    import kubernetes_validate
+
+    for dep in _deployments(tree).values():
+        kubernetes_validate.validate(dep, "1.30.0", strict=True)  # raises when invalid
     text = (tree / "sivaro-serve/kubernetes/us-east-1/02-deployment-sivaro-serve.yaml").read_text()
     assert text.startswith("# kubernetes-version: 1.30\n"), "comments must survive"
     assert (tree / "sivaro-serve/kubernetes/us-east-1/03-service-sivaro-serve.yaml").read_text() \
