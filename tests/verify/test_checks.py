@@ -243,3 +243,13 @@ def test_block_topology_is_validated_as_its_tree_form_on_old_slurm(tmp_path: Pat
     assert not _failed(results), _failed(results)
     assert "topology.conf (whole file)" in _status(results, "(slurmctld)").detail
     assert "4 leaf switch(es) loaded, blueprint has 4" in _status(results, "(topology)").detail
+
+
+@pytest.mark.integration
+def test_elastic_cloud_nodes_are_all_listed(tmp_path: Path) -> None:
+    _need_slurm()
+    tree = _variant(tmp_path, "aws-p5-efa-fsx", scheduler={"elastic": True})
+    assert "State=CLOUD" in (tree / "ansible/roles/slurm/files/slurm.conf").read_text()
+    results = slurm_check.run_check(tree)
+    assert not _failed(results), _failed(results)
+    assert "16 of 16 nodes" in _status(results, "(nodes, GRES)").detail

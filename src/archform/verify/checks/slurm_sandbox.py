@@ -102,6 +102,8 @@ def rewrite_slurm_conf(text: str, sandbox: Path, hostname: str) -> tuple[str, in
             continue
         out.append(raw)
     out += [f"{k}={v}" for k, v in overrides.items()]
+    if "State=CLOUD" in text and not any(line.startswith("PrivateData=") for line in out):
+        out.append("PrivateData=cloud")  # powered-down CLOUD nodes are hidden otherwise
     (sandbox / "state").mkdir(exist_ok=True)
     (sandbox / "spool").mkdir(exist_ok=True)
     return "\n".join(out) + "\n", nodes
