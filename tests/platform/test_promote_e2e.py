@@ -285,3 +285,26 @@ def test_missing_fleet_deployment_fails_before_upload(
                 run_id="run-42", approve=True)
     listed = client(endpoint).list_objects_v2(Bucket="sivaro-models", Prefix="sivaro-13b/")
     assert listed.get("KeyCount", 0) == 0, "nothing may be uploaded when the fleet is broken"
+
+
+def test_a_tampered_manifest_is_detected_and_never_overwritten(
+    tree: Path, checkpoint: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in env(endpoint).items():
+        monkeypatch.setenv(key, value)
+    other = client(endpoint)
+    key = "sivaro-13b/v12000/manifest.json"
+
+    def tamper() -> None:
+        other.put_object(Bucket="sivaro-models", Key=key, Body=b'{"schema": "nope"}')
+
+    with pytest.raises(PromoteError) as caught:
+        promote(load_config(_config(tree)), checkpoint=checkpoint, version="v12000",
+                run_id="run-42", approve=True, after_upload=tamper)
+    assert any("manifest.json" in p and "not a valid manifest" in p
+               for p in caught.value.problems), caught.value.problems
+    with pytest.raises(UsageError, match="refusing to publish over it"):
+        promote(load_config(_config(tree)), checkpoint=checkpoint, version="v12000",
+                run_id="run-42", approve=True)
+    assert other.get_object(Bucket="sivaro-models", Key=key)["Body"].read() == \
+        b'{"schema": "nope"}'

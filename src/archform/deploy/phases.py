@@ -60,29 +60,36 @@ def run_pulumi(ctx: Context) -> None:
 
 
 def _pulumi_project(ctx: Context, project: PulumiProject, auto: Any) -> None:
-    work_dir = ctx.plan.out_dir / project.path
     say = ctx.reporter.say
     say(f"  {project.role} ({project.document}): pulumi up {project.path}, stack {ctx.plan.stack}")
-    stack = auto.create_or_select_stack(stack_name=ctx.plan.stack, work_dir=str(work_dir))
-    existing = stack.get_all_config()
-    for key, value in project.defaults:
-        if key not in existing:
-            stack.set_config(key, auto.ConfigValue(value=value))
-            say(f"    config {key}={value}")
-    stack.workspace.install(on_output=lambda line: ctx.reporter.log(f"pulumi install: {line}"))
     try:
-        result = stack.up(on_output=lambda line: ctx.reporter.log(f"pulumi: {line.rstrip()}"),
-                          color="never")
+        outputs = _pulumi_up(ctx, project, auto)
     except auto.errors.CommandError as exc:
-        raise PhaseError(f"pulumi up failed for {project.path}: {str(exc)[-2000:]}") from None
-    changes = dict(result.summary.resource_changes or {})
-    say(f"    {project.path}: " + ", ".join(f"{k}={v}" for k, v in sorted(changes.items())))
-    outputs = {k: v.value for k, v in stack.outputs().items() if not v.secret}
+        raise PhaseError(f"pulumi failed for {project.path}: {str(exc)[-2000:]}") from None
     saved = ctx.plan.state_dir / "outputs" / f"{project.document}-{project.role}.json"
     _write_json(saved, outputs)
     if project.outputs_file is not None:
         _write_json(ctx.plan.out_dir / project.outputs_file, outputs)
         say(f"    outputs -> {project.outputs_file}")
+
+
+def _pulumi_up(ctx: Context, project: PulumiProject, auto: Any) -> dict[str, Any]:
+    """Select (or create) the stack, install the project's dependencies, up; the outputs."""
+    log = ctx.reporter.log
+    work_dir = ctx.plan.out_dir / project.path
+    stack = auto.create_or_select_stack(stack_name=ctx.plan.stack, work_dir=str(work_dir))
+    existing = stack.get_all_config()
+    for key, value in project.defaults:
+        if key not in existing:
+            stack.set_config(key, auto.ConfigValue(value=value))
+            ctx.reporter.say(f"    config {key}={value}")
+    stack.workspace.install(on_output=lambda line: log(f"pulumi install: {line.rstrip()}"))
+    result = stack.up(on_output=lambda line: log(f"pulumi: {line.rstrip()}"), color="never")
+    changes = dict(result.summary.resource_changes or {})
+    ctx.reporter.say(
+        f"    {project.path}: " + ", ".join(f"{k}={v}" for k, v in sorted(changes.items()))
+    )
+    return {k: v.value for k, v in stack.outputs().items() if not v.secret}
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

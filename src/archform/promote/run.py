@@ -60,7 +60,13 @@ def promote(
         config.manifest_dirs, config.deployment, config.initial_source, rollout, dry_run=True
     )
     registry = store.connect(config.bucket, config.region, endpoint_url)
-    existing = store.read_manifest(registry, prefix)
+    try:
+        existing = store.read_manifest(registry, prefix)
+    except store.CorruptManifestError as exc:
+        raise UsageError(
+            f"{exc}; refusing to publish over it",
+            "inspect the version in the registry; choose a new --version",
+        ) from None
     if existing is not None and existing.checksum != local.checksum:
         raise UsageError(
             f"{uri} already holds a different checkpoint ({existing.checksum}, run "

@@ -48,6 +48,10 @@ def _missing(exc: Exception) -> bool:
     return code in {"NoSuchKey", "404", "NotFound"}
 
 
+class CorruptManifestError(ValueError):
+    """The stored manifest.json is not a valid archform model manifest."""
+
+
 def read_manifest(store: Store, prefix: str) -> ModelManifest | None:
     """The version's stored manifest, or None when the version does not exist."""
     from botocore.exceptions import ClientError  # type: ignore[import-untyped]
@@ -58,7 +62,10 @@ def read_manifest(store: Store, prefix: str) -> ModelManifest | None:
         if _missing(exc):
             return None
         raise
-    return ModelManifest.from_json(body.read())
+    try:
+        return ModelManifest.from_json(body.read())
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CorruptManifestError(f"{store.uri(prefix + MANIFEST_NAME)}: {exc}") from None
 
 
 def upload(store: Store, prefix: str, checkpoint: Path, manifest: ModelManifest) -> None:
@@ -93,7 +100,11 @@ def verify(store: Store, prefix: str, manifest: ModelManifest) -> list[str]:
     from botocore.exceptions import ClientError
 
     problems: list[str] = []
-    stored = read_manifest(store, prefix)
+    try:
+        stored = read_manifest(store, prefix)
+    except CorruptManifestError as exc:
+        problems.append(f"{exc} (not a valid manifest)")
+        stored = manifest
     if stored is None:
         problems.append(f"{store.uri(prefix + MANIFEST_NAME)}: missing")
     elif stored.checksum != manifest.checksum:
