@@ -155,13 +155,14 @@ def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -
 
 
 def test_unsupported_registry_provider_is_a_usage_error(tmp_path: Path) -> None:
-    text = PLATFORM.read_text().replace("registry:\n  provider: aws", "registry:\n  provider: gcp")
-    assert "provider: gcp" in text
+    text = PLATFORM.read_text().replace("registry:\n  provider: aws",
+                                        "registry:\n  provider: azure")
+    assert "provider: azure" in text
     blueprint = tmp_path / "platform.yaml"
     blueprint.write_text(text)
     proc = support.run_cli(["generate", str(blueprint), "-o", str(tmp_path / "out")])
     assert proc.returncode == 2, proc.stderr
-    assert "registry on gcp is not supported yet" in proc.stderr
+    assert "registry on azure is not supported yet" in proc.stderr
     assert "hint:" in proc.stderr
     assert not (tmp_path / "out").exists()
 
@@ -173,3 +174,53 @@ def test_platform_files_match_golden(update_goldens: bool) -> None:
     support.compare_tree(mine, support.GOLDENS / "platform" / "platform-two-tier", update_goldens)
     again = {f.path: f.content for f in build_files(load_paths([PLATFORM]))}
     assert {p: again[p] for p in mine} == mine
+
+
+def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -> None:
+    support.require_module("pulumi", "pulumi_gcp")
+    from archform.verify.pulumi_mock import run_program
+
+    text = PLATFORM.read_text().replace(
+        "registry:\n  provider: aws\n  region: us-east-1",
+        "registry:\n  provider: gcp\n  region: us-central1",
+    )
+    assert "provider: gcp" in text
+    blueprint = tmp_path / "platform.yaml"
+    blueprint.write_text(text)
+    out = tmp_path / "out"
+    write_tree(out, build_files(load_paths([blueprint])))
+    assert not (out / "sivaro" / "promote").exists(), "promotion speaks S3 only"
+    run = run_program(out / "sivaro" / "pulumi", config={"gcp:project": "proj-1"})
+    bucket = _one(run, "gcp:storage/bucket:Bucket")
+    assert bucket["name"] == "sivaro-models" and bucket["location"] == "US-CENTRAL1"
+    assert bucket["versioning"] == {"enabled": True}
+    assert bucket["uniformBucketLevelAccess"] is True
+    assert bucket["publicAccessPrevention"] == "enforced"
+    actions = {r["action"]["type"]: r["condition"] for r in bucket["lifecycleRules"]}
+    assert actions["Delete"]["daysSinceNoncurrentTime"] >= 1
+    assert actions["AbortIncompleteMultipartUpload"]["age"] >= 1
+
+    accounts = {r.name: r.inputs for r in run.of_type("gcp:serviceaccount/account:Account")}
+    assert accounts["writer"]["accountId"] == "sivaro-train-reg-writer"
+    assert accounts["reader"]["accountId"] == "sivaro-serve-reg-reader"
+    grants = {r.name: r.inputs for r in run.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")}
+    roles = {}
+    for name, grant in grants.items():
+        roles.setdefault(name.split("-")[0], set()).add(grant["role"])
+        assert 'startsWith("projects/_/buckets/sivaro-models/objects/sivaro-13b/")' in \
+            grant["condition"]["expression"], name
+    assert roles == {"writer": {"roles/storage.objectCreator", "roles/storage.objectViewer"},
+                     "reader": {"roles/storage.objectViewer"}}  # reader cannot create
+    wi = _one(run, "gcp:serviceaccount/iAMMember:IAMMember")
+    assert wi["role"] == "roles/iam.workloadIdentityUser"
+    assert wi["member"] == "serviceAccount:proj-1.svc.id.goog[sivaro-serve/model-reader]"
+
+
+def test_service_account_ids_fit_gcp_limits() -> None:
+    from archform.render.targets.platform import service_account_id
+
+    long = "a" + "b" * 38
+    ident = service_account_id(long, "reg-writer")
+    assert 6 <= len(ident) <= 30 and ident.endswith("-reg-writer")
+    assert ident != service_account_id(long[:-1] + "c", "reg-writer")
+    assert service_account_id("train", "reg-writer") == "train-reg-writer"

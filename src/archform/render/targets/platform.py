@@ -14,6 +14,7 @@ sit at ``../../<fleet>/kubernetes/<region>/`` relative to ``promote/``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -36,7 +37,9 @@ ABORT_MULTIPART_DAYS = 7
 # The Kubernetes service account the fleet's model-fetching init container runs as
 # (the fleet target names it; EKS Pod Identity maps it to an IAM role).
 FLEET_SERVICE_ACCOUNT = "model-reader"
-SUPPORTED = ("aws",)
+SUPPORTED = ("aws", "gcp")
+# Promotion speaks the S3 API (boto3).
+PROMOTE_PROVIDERS = ("aws",)
 
 
 def applies(doc: Document) -> bool:
@@ -53,6 +56,16 @@ def _fleet(doc: Document, blueprints: BlueprintSet) -> InferenceFleet:
             "pass the file that defines it together with the Platform",
         )
     return found.model
+
+
+def service_account_id(document: str, suffix: str) -> str:
+    """A GCP service account id (6-30 chars) from a document name, stable and unique."""
+    wanted = f"{document}-{suffix}"
+    if len(wanted) <= 30:
+        return wanted
+    digest = hashlib.sha256(document.encode("utf-8")).hexdigest()[:6]
+    keep = 30 - len(suffix) - len(digest) - 2
+    return f"{document[:keep].rstrip('-')}-{digest}-{suffix}"
 
 
 def registry_view(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
@@ -75,10 +88,14 @@ def registry_view(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
         "fleet_service_account": FLEET_SERVICE_ACCOUNT,
         "noncurrent_days": NONCURRENT_DAYS,
         "abort_multipart_days": ABORT_MULTIPART_DAYS,
+        "writer_account_id": service_account_id(platform.training, "reg-writer"),
+        "reader_account_id": service_account_id(platform.inference, "reg-reader"),
         "tags": {
             "archform:platform": platform.name,
             "archform:role": "model-registry",
         },
+        # GCP label keys allow no ':'
+        "labels": {"archform-platform": platform.name, "archform-role": "model-registry"},
     }
 
 
@@ -110,8 +127,7 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
     if provider not in SUPPORTED:
         raise UsageError(
             f"platform {platform.name}: registry on {provider} is not supported yet",
-            "put the registry on aws (registry.provider: aws); "
-            f"supported: {', '.join(SUPPORTED)}",
+            f"put the registry on one of: {', '.join(SUPPORTED)} (registry.provider)",
         )
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)
@@ -123,6 +139,10 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
         GeneratedFile.text(
             f"{PULUMI}/requirements.txt", render(f"{base}/requirements.txt.j2", view)
         ),
+    ]
+    if provider not in PROMOTE_PROVIDERS:
+        return sorted(files, key=lambda f: f.path)
+    files += [
         GeneratedFile.text(
             f"{PROMOTE}/{CONFIG}", json.dumps(config, indent=2, sort_keys=True) + "\n"
         ),
