@@ -11,6 +11,7 @@ import typer
 from archform import __version__
 from archform.cli import (
     _core,
+    deploy,
     diagram,
     diff,
     estimate,
@@ -18,6 +19,7 @@ from archform.cli import (
     init,
     lint,
     plan,
+    promote,
     rules,
     schema,
     validate,
@@ -61,6 +63,8 @@ for _module in (
     estimate,
     diff,
     diagram,
+    promote,
+    deploy,
 ):
     _module.register(app)
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from archform.render.target import Target
-from archform.render.targets import ansible, fleet, pulumi_aws, pulumi_azure, pulumi_gcp
+from archform.render.targets import ansible, fleet, platform, pulumi_aws, pulumi_azure, pulumi_gcp
 
 BUILTIN: list[Target] = [
     ansible.TARGET,
     fleet.TARGET,
+    platform.TARGET,
     pulumi_aws.TARGET,
     pulumi_azure.TARGET,
     pulumi_gcp.TARGET,

@@ -1,0 +1,67 @@
+"""`archform deploy BLUEPRINT [-o DIR] [--from PHASE] [--dry-run] [--stack NAME]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from archform.cli._core import fail, guarded
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command."""
+    app.command("deploy")(deploy)
+
+
+def deploy(
+    blueprints: list[Path] = typer.Argument(
+        ..., help="Blueprint file(s); references resolve across them."
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Generated tree (default: ./<platform or first document>)."
+    ),
+    start: str | None = typer.Option(
+        None, "--from", help="Resume at this phase: generate, pulumi, ansible, acceptance."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; touch nothing."),
+    stack: str = typer.Option("prod", "--stack", help="Pulumi stack name for every project."),
+) -> None:
+    """Bootstrap: generate -> pulumi up -> ansible site.yml -> acceptance (validate.yml)."""
+    from rich.console import Console
+
+    from archform.deploy import DeployFailed, build_plan
+    from archform.deploy import deploy as run_deploy
+    from archform.deploy.phases import Context
+    from archform.deploy.progress import Reporter
+    from archform.spec import load_paths
+
+    def run() -> None:
+        loaded = load_paths(blueprints)
+        docs = list(loaded.documents)
+        platforms = [d for d in docs if d.kind == "Platform"]
+        out = output if output is not None else Path((platforms or docs)[0].name)
+        plan = build_plan(loaded, docs, out, stack=stack)
+        console = Console(highlight=False, soft_wrap=True)
+        if dry_run:
+            from archform.deploy.engine import phases_to_run
+            from archform.deploy.state import DeployState
+
+            todo = phases_to_run(plan, DeployState.load(plan.state_dir), start)
+            typer.echo("dry run: nothing is changed")
+            for line in plan.describe():
+                typer.echo(line)
+            typer.echo("would run: " + " -> ".join(todo))
+            return
+        reporter = Reporter(console, None)
+        try:
+            run_deploy(Context(plan, loaded, docs, reporter), start=start)
+        except DeployFailed as exc:
+            names = " ".join(str(b) for b in blueprints)
+            fail(
+                f"{exc}; the phases before it stay done",
+                f"fix the cause, then resume: archform deploy {names} -o {out} "
+                f"--from {exc.phase} (log: {plan.state_dir / 'deploy.log'})",
+            )
+
+    guarded(run)

@@ -1,0 +1,77 @@
+"""`archform promote CONFIG --checkpoint DIR --version V --run-id ID [--approve]`."""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+from pathlib import Path
+
+import typer
+
+from archform.cli._core import echo_err, fail, guarded
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command."""
+    app.command("promote")(promote)
+
+
+def promote(
+    config: Path = typer.Argument(..., help="promote.json of a generated Platform."),
+    checkpoint: Path = typer.Option(..., "--checkpoint", help="Checkpoint folder to publish."),
+    version: str = typer.Option(..., "--version", help="Model version to publish it as."),
+    run_id: str = typer.Option(..., "--run-id", help="Training run that produced it."),
+    approve: bool = typer.Option(
+        False, "--approve", help="Point the fleet at the version (needed for manual approval)."
+    ),
+    created_at: str | None = typer.Option(
+        None, "--created-at", help="Timestamp recorded in the manifest (default: the run id)."
+    ),
+    endpoint_url: str | None = typer.Option(
+        None, "--endpoint-url", help="S3-compatible endpoint (default: AWS_ENDPOINT_URL or AWS)."
+    ),
+) -> None:
+    """Publish a checkpoint to the model registry, verify it, and roll the fleet to it."""
+
+    def run() -> None:
+        if importlib.util.find_spec("boto3") is None:
+            fail("archform promote needs boto3", "pip install 'archform[promote]'")
+        from archform.promote import PromoteError, load_config
+        from archform.promote import promote as run_promote
+
+        loaded = load_config(config)
+        try:
+            result = run_promote(
+                loaded,
+                checkpoint=checkpoint,
+                version=version,
+                run_id=run_id,
+                approve=approve,
+                created_at=created_at,
+                endpoint_url=endpoint_url,
+                log=typer.echo,
+            )
+        except PromoteError as exc:
+            for problem in exc.problems:
+                echo_err(f"  {problem}")
+            fail(str(exc), "upload again (the same command re-uploads nothing that matches)")
+        typer.echo(f"{result.uri} = {result.manifest.checksum} (run {result.manifest.source_run})")
+        if not result.rolled:
+            finish = ["archform", "promote", str(config), "--checkpoint", str(checkpoint),
+                      "--version", version, "--run-id", run_id]
+            if created_at is not None:
+                finish += ["--created-at", created_at]
+            if endpoint_url is not None:
+                finish += ["--endpoint-url", endpoint_url]
+            typer.echo("approval is manual: the fleet still serves the previous version.")
+            typer.echo("to roll the fleet to this version, run:")
+            typer.echo("  " + shlex.join([*finish, "--approve"]))
+            return
+        for path in result.changed_manifests:
+            typer.echo(f"updated {path}")
+        if not result.changed_manifests:
+            typer.echo("the fleet manifests already point at this version")
+        else:
+            typer.echo("apply them (kubectl apply -f <dir>) to roll the fleet")
+
+    guarded(run)

@@ -1,0 +1,111 @@
+"""One promotion: hash, upload, verify, then (approved) point the fleet at the version."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from archform.promote import fleet, store
+from archform.promote.config import PromoteConfig
+from archform.promote.manifest import MANIFEST_NAME, ModelManifest, build_manifest
+from archform.spec import UsageError
+
+
+class PromoteError(Exception):
+    """The store does not hold what was promoted (checksum mismatch, missing object)."""
+
+    def __init__(self, message: str, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(message)
+
+
+@dataclass(slots=True)
+class PromoteResult:
+    """What a promotion did."""
+
+    manifest: ModelManifest
+    uri: str
+    uploaded: bool
+    rolled: bool
+    changed_manifests: list[Path] = field(default_factory=list)
+
+
+def promote(
+    config: PromoteConfig,
+    *,
+    checkpoint: Path,
+    version: str,
+    run_id: str,
+    approve: bool = False,
+    created_at: str | None = None,
+    endpoint_url: str | None = None,
+    after_upload: Callable[[], None] | None = None,
+    log: Callable[[str], None] = lambda line: None,
+) -> PromoteResult:
+    """Publish `checkpoint` as `version`; roll the fleet when approval allows it.
+
+    A version is immutable: when it already exists with the same file checksums nothing
+    is uploaded (so `--approve` can finish a manual promotion), with other contents the
+    promotion is refused. `after_upload` runs between upload and verification.
+    """
+    local = build_manifest(
+        checkpoint, model=config.model, version=version, run_id=run_id, created_at=created_at
+    )
+    prefix = config.version_prefix(version)
+    uri = config.version_uri(version)
+    rollout = fleet.Rollout(uri=uri, version=version, checksum=local.checksum)
+    # Every fleet check runs before anything is uploaded.
+    fleet.point_fleet(
+        config.manifest_dirs, config.deployment, config.initial_source, rollout, dry_run=True
+    )
+    registry = store.connect(config.bucket, config.region, endpoint_url)
+    try:
+        existing = store.read_manifest(registry, prefix)
+    except store.CorruptManifestError as exc:
+        raise UsageError(
+            f"{exc}; refusing to publish over it",
+            "inspect the version in the registry; choose a new --version",
+        ) from None
+    if existing is not None and existing.checksum != local.checksum:
+        raise UsageError(
+            f"{uri} already holds a different checkpoint ({existing.checksum}, run "
+            f"{existing.source_run}); this one is {local.checksum}",
+            "published versions are immutable: choose a new --version",
+        )
+    uploaded = existing is None
+    manifest = existing if existing is not None else local
+    if uploaded:
+        log(f"uploading {len(local.files)} files ({_size(local)}) to {uri}")
+        store.upload(registry, prefix, checkpoint, local)
+    else:
+        log(f"{uri} already holds this checkpoint ({local.checksum}); not uploading")
+    if after_upload is not None:
+        after_upload()
+    log(f"verifying {len(manifest.files)} objects and {MANIFEST_NAME} by reading them back")
+    problems = store.verify(registry, prefix, manifest)
+    if problems:
+        raise PromoteError(
+            f"{uri}: the registry does not hold the checkpoint that was promoted "
+            f"({len(problems)} problem(s)); the fleet was not changed",
+            problems,
+        )
+    log(f"verified {manifest.checksum}")
+    result = PromoteResult(manifest=manifest, uri=uri, uploaded=uploaded, rolled=False)
+    if config.approval == "manual" and not approve:
+        return result
+    rollout = fleet.Rollout(uri=uri, version=version, checksum=manifest.checksum)
+    result.changed_manifests = fleet.point_fleet(
+        config.manifest_dirs, config.deployment, config.initial_source, rollout
+    )
+    result.rolled = True
+    return result
+
+
+def _size(manifest: ModelManifest) -> str:
+    total = float(sum(f.size for f in manifest.files))
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if total < 1024 or unit == "GiB":
+            return f"{total:.0f} {unit}" if unit == "B" else f"{total:.1f} {unit}"
+        total /= 1024
+    return f"{total:.1f} TiB"

@@ -1,0 +1,129 @@
+"""The object store side of a promotion: upload, read back, re-hash (boto3, S3 API)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from archform.promote.manifest import MANIFEST_NAME, ModelManifest
+
+_CHUNK = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """One bucket, reached through a boto3 S3 client."""
+
+    client: Any
+    bucket: str
+
+    def uri(self, key: str) -> str:
+        """s3:// URI of a key."""
+        return f"s3://{self.bucket}/{key}"
+
+
+def connect(bucket: str, region: str, endpoint_url: str | None = None) -> Store:
+    """A client for the registry.
+
+    Credentials and AWS_ENDPOINT_URL come from the usual boto3 chain (environment,
+    profile, instance role).
+    """
+    import boto3  # type: ignore[import-untyped]
+    from botocore.config import Config  # type: ignore[import-untyped]
+
+    client = boto3.client(
+        "s3",
+        region_name=region,
+        endpoint_url=endpoint_url or None,
+        config=Config(retries={"max_attempts": 8, "mode": "standard"}),
+    )
+    return Store(client, bucket)
+
+
+def _missing(exc: Exception) -> bool:
+    response = getattr(exc, "response", None) or {}
+    code = str(response.get("Error", {}).get("Code", ""))
+    return code in {"NoSuchKey", "404", "NotFound"}
+
+
+class CorruptManifestError(ValueError):
+    """The stored manifest.json is not a valid archform model manifest."""
+
+
+def read_manifest(store: Store, prefix: str) -> ModelManifest | None:
+    """The version's stored manifest, or None when the version does not exist."""
+    from botocore.exceptions import ClientError  # type: ignore[import-untyped]
+
+    try:
+        body = store.client.get_object(Bucket=store.bucket, Key=prefix + MANIFEST_NAME)["Body"]
+    except ClientError as exc:
+        if _missing(exc):
+            return None
+        raise
+    try:
+        return ModelManifest.from_json(body.read())
+    except (ValueError, KeyError, TypeError) as exc:
+        raise CorruptManifestError(f"{store.uri(prefix + MANIFEST_NAME)}: {exc}") from None
+
+
+def upload(store: Store, prefix: str, checkpoint: Path, manifest: ModelManifest) -> None:
+    """Upload every file, then the manifest last (its presence marks a complete version)."""
+    for entry in manifest.files:
+        store.client.upload_file(
+            str(checkpoint / entry.path),
+            store.bucket,
+            prefix + entry.path,
+            ExtraArgs={"Metadata": {"sha256": entry.sha256}},
+        )
+    store.client.put_object(
+        Bucket=store.bucket,
+        Key=prefix + MANIFEST_NAME,
+        Body=manifest.to_json(),
+        ContentType="application/json",
+    )
+
+
+def _hash_object(store: Store, key: str) -> tuple[int, str]:
+    body = store.client.get_object(Bucket=store.bucket, Key=key)["Body"]
+    digest = hashlib.sha256()
+    size = 0
+    for chunk in body.iter_chunks(_CHUNK):
+        digest.update(chunk)
+        size += len(chunk)
+    return size, digest.hexdigest()
+
+
+def verify(store: Store, prefix: str, manifest: ModelManifest) -> list[str]:
+    """Read every object back and re-hash it; the problems found (empty when all match)."""
+    from botocore.exceptions import ClientError
+
+    problems: list[str] = []
+    try:
+        stored = read_manifest(store, prefix)
+    except CorruptManifestError as exc:
+        problems.append(f"{exc} (not a valid manifest)")
+        stored = manifest
+    if stored is None:
+        problems.append(f"{store.uri(prefix + MANIFEST_NAME)}: missing")
+    elif stored.checksum != manifest.checksum:
+        problems.append(
+            f"{store.uri(prefix + MANIFEST_NAME)}: checksum {stored.checksum}, "
+            f"expected {manifest.checksum}"
+        )
+    for entry in manifest.files:
+        key = prefix + entry.path
+        try:
+            size, digest = _hash_object(store, key)
+        except ClientError as exc:
+            if not _missing(exc):
+                raise
+            problems.append(f"{store.uri(key)}: missing")
+            continue
+        if (size, digest) != (entry.size, entry.sha256):
+            problems.append(
+                f"{store.uri(key)}: sha256 {digest} ({size} bytes), "
+                f"expected {entry.sha256} ({entry.size} bytes)"
+            )
+    return problems

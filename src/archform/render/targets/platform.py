@@ -1,0 +1,162 @@
+"""The Platform target: the model registry between the tiers, and the promotion config.
+
+For a Platform document it writes (relative to the document's root):
+
+- ``pulumi/``: a Python Pulumi project for the registry bucket and the two identities
+  (training may write the model prefix, inference may only read it);
+- ``promote/``: ``promote.json`` (what ``archform promote`` needs: bucket, region, model,
+  the fleet's Deployment manifests) and a README saying how to run a promotion.
+
+The training cluster and the fleet are rendered by their own targets; when a Platform is
+generated together with them, each document gets its own folder, so the fleet's manifests
+sit at ``../../<fleet>/kubernetes/<region>/`` relative to ``promote/``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from archform.render.env import render
+from archform.render.target import Target
+from archform.render.writer import GeneratedFile
+from archform.spec import BlueprintSet, Document, UsageError
+from archform.spec.models.inference import InferenceFleet
+from archform.spec.models.platform import Platform
+
+PULUMI = "pulumi"
+PROMOTE = "promote"
+CONFIG = "promote.json"
+# Old object versions kept this long after being overwritten or deleted; a promoted
+# version is never overwritten by archform, so this only bounds accidental rewrites.
+NONCURRENT_DAYS = 30
+# Multipart uploads of multi-GiB checkpoints that die half-way leave invisible parts that
+# are billed; S3 aborts them after this many days.
+ABORT_MULTIPART_DAYS = 7
+# The Kubernetes service account the fleet's model-fetching init container runs as
+# (the fleet target names it; EKS Pod Identity maps it to an IAM role).
+FLEET_SERVICE_ACCOUNT = "model-reader"
+SUPPORTED = ("aws", "gcp")
+# Promotion speaks the S3 API (boto3).
+PROMOTE_PROVIDERS = ("aws",)
+
+
+def applies(doc: Document) -> bool:
+    """Platform documents."""
+    return isinstance(doc.model, Platform)
+
+
+def _fleet(doc: Document, blueprints: BlueprintSet) -> InferenceFleet:
+    assert isinstance(doc.model, Platform)
+    found = blueprints.by_name.get(doc.model.inference)
+    if found is None or not isinstance(found.model, InferenceFleet):
+        raise UsageError(
+            f"platform {doc.name}: inference fleet {doc.model.inference!r} is not loaded",
+            "pass the file that defines it together with the Platform",
+        )
+    return found.model
+
+
+def service_account_id(document: str, suffix: str) -> str:
+    """A GCP service account id (6-30 chars) from a document name, stable and unique."""
+    wanted = f"{document}-{suffix}"
+    if len(wanted) <= 30:
+        return wanted
+    digest = hashlib.sha256(document.encode("utf-8")).hexdigest()[:6]
+    keep = 30 - len(suffix) - len(digest) - 2
+    return f"{document[:keep].rstrip('-')}-{digest}-{suffix}"
+
+
+def registry_view(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
+    """The plain view-model of the registry program (names derived from the documents)."""
+    model = fleet.model.name
+    return {
+        "platform": platform.name,
+        "provider": platform.registry.provider,
+        "region": platform.registry.region,
+        "bucket": platform.registry.bucket,
+        "model": model,
+        "model_prefix": f"{model}/",
+        "training": platform.training,
+        "inference": platform.inference,
+        "writer_name": f"{platform.training}-registry-writer",
+        "reader_name": f"{platform.inference}-registry-reader",
+        # pulumi auto-names the training node role "<cluster>-node-<suffix>"
+        "training_role_pattern": f"{platform.training}-node-*",
+        "fleet_namespace": fleet.name,
+        "fleet_service_account": FLEET_SERVICE_ACCOUNT,
+        "noncurrent_days": NONCURRENT_DAYS,
+        "abort_multipart_days": ABORT_MULTIPART_DAYS,
+        "writer_account_id": service_account_id(platform.training, "reg-writer"),
+        "reader_account_id": service_account_id(platform.inference, "reg-reader"),
+        "tags": {
+            "archform:platform": platform.name,
+            "archform:role": "model-registry",
+        },
+        # GCP label keys allow no ':'
+        "labels": {"archform-platform": platform.name, "archform-role": "model-registry"},
+    }
+
+
+def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
+    """The JSON config `archform promote` reads; paths are relative to the config file."""
+    regions = list(fleet.placement.all_regions)
+    return {
+        "schema": "archform.promote/v1",
+        "platform": platform.name,
+        "registry": {
+            "provider": platform.registry.provider,
+            "bucket": platform.registry.bucket,
+            "region": platform.registry.region,
+        },
+        "model": fleet.model.name,
+        "approval": platform.promotion.approval,
+        "fleet": {
+            "name": fleet.name,
+            "deployment": fleet.name,
+            "initial_source": fleet.model.source,
+            "manifest_dirs": [f"../../{fleet.name}/kubernetes/{region}" for region in regions],
+        },
+    }
+
+
+def render_platform(platform: Platform, fleet: InferenceFleet) -> list[GeneratedFile]:
+    """Every file of a Platform's registry and promotion step."""
+    provider = platform.registry.provider
+    if provider not in SUPPORTED:
+        raise UsageError(
+            f"platform {platform.name}: registry on {provider} is not supported yet",
+            f"put the registry on one of: {', '.join(SUPPORTED)} (registry.provider)",
+        )
+    view = registry_view(platform, fleet)
+    config = promote_config(platform, fleet)
+    base = f"platform/{provider}"
+    files = [
+        GeneratedFile.text(f"{PULUMI}/Pulumi.yaml", render(f"{base}/Pulumi.yaml.j2", view)),
+        GeneratedFile.text(f"{PULUMI}/__main__.py", render(f"{base}/__main__.py.j2", view)),
+        GeneratedFile.text(f"{PULUMI}/README.md", render(f"{base}/README.md.j2", view)),
+        GeneratedFile.text(
+            f"{PULUMI}/requirements.txt", render(f"{base}/requirements.txt.j2", view)
+        ),
+    ]
+    if provider not in PROMOTE_PROVIDERS:
+        return sorted(files, key=lambda f: f.path)
+    files += [
+        GeneratedFile.text(
+            f"{PROMOTE}/{CONFIG}", json.dumps(config, indent=2, sort_keys=True) + "\n"
+        ),
+        GeneratedFile.text(
+            f"{PROMOTE}/README.md",
+            render("platform/promote/README.md.j2", {"view": view, "config": config}),
+        ),
+    ]
+    return sorted(files, key=lambda f: f.path)
+
+
+def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
+    assert isinstance(doc.model, Platform)
+    return render_platform(doc.model, _fleet(doc, blueprints))
+
+
+TARGET = Target(name="platform", applies=applies, render=_render)

@@ -1,0 +1,226 @@
+"""The Platform's registry program, run in-process under Pulumi mocks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from platform_iam import allows, decision, statements
+
+import support
+from archform.render.generate import build_files
+from archform.render.writer import write_tree
+from archform.spec import load_paths
+
+pytestmark = pytest.mark.integration
+
+PLATFORM = support.BLUEPRINTS / "platform-two-tier.yaml"
+BUCKET = "arn:aws:s3:::sivaro-models"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    support.require_module("pulumi", "pulumi_aws")
+    from archform.verify.pulumi_mock import run_program
+
+    out = tmp_path_factory.mktemp("platform")
+    write_tree(out, build_files(load_paths([PLATFORM])))
+    return run_program(out / "sivaro" / "pulumi")
+
+
+def _one(run: Any, token: str) -> dict[str, Any]:
+    found = run.of_type(token)
+    assert len(found) == 1, f"{token}: {len(found)} resources"
+    return dict(found[0].inputs)
+
+
+def test_bucket_is_in_the_registry_region_with_the_blueprint_name(run: Any) -> None:
+    bucket = _one(run, "aws:s3/bucket:Bucket")
+    assert bucket["bucket"] == "sivaro-models"
+    assert bucket["region"] == "us-east-1"
+    assert bucket["forceDestroy"] is False
+    assert run.outputs["bucket"] == "sivaro-models"
+
+
+def test_versioning_is_enabled(run: Any) -> None:
+    versioning = _one(run, "aws:s3/bucketVersioning:BucketVersioning")
+    assert versioning["versioningConfiguration"]["status"] == "Enabled"
+    assert versioning["bucket"] == "registry-id"
+
+
+def test_encryption_at_rest_is_on(run: Any) -> None:
+    sse = _one(
+        run,
+        "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
+    )
+    default = sse["rules"][0]["applyServerSideEncryptionByDefault"]
+    assert default["sseAlgorithm"] in {"AES256", "aws:kms"}
+
+
+def test_every_public_access_setting_is_blocked(run: Any) -> None:
+    block = _one(run, "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
+    flags = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
+    assert {f: block[f] for f in flags} == dict.fromkeys(flags, True)
+    owner = _one(run, "aws:s3/bucketOwnershipControls:BucketOwnershipControls")
+    assert owner["rule"]["objectOwnership"] == "BucketOwnerEnforced"
+
+
+def test_bucket_policy_denies_plain_http_and_grants_nothing(run: Any) -> None:
+    policy = _one(run, "aws:s3/bucketPolicy:BucketPolicy")["policy"]
+    sts = statements(policy)
+    assert all(st["Effect"] == "Deny" for st in sts)
+    deny = [st for st in sts if st.get("Condition", {}).get("Bool", {}).get(
+        "aws:SecureTransport") == "false"]
+    assert deny and deny[0]["Principal"] == "*"
+    assert decision(policy, "s3:GetObject", f"{BUCKET}/sivaro-13b/v1/a.bin") == "deny"
+
+
+def test_lifecycle_expires_noncurrent_versions(run: Any) -> None:
+    rules = _one(run, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")["rules"]
+    assert rules[0]["status"] == "Enabled"
+    assert 1 <= rules[0]["noncurrentVersionExpiration"]["noncurrentDays"] <= 365
+    assert rules[0]["abortIncompleteMultipartUpload"]["daysAfterInitiation"] >= 1
+
+
+def _policy(run: Any, name: str) -> str:
+    found = [r for r in run.of_type("aws:iam/policy:Policy") if r.name == name]
+    assert found, f"no IAM policy {name}"
+    return str(found[0].inputs["policy"])
+
+
+def _attached(run: Any, role: str) -> list[str]:
+    return [
+        r.inputs["policyArn"]
+        for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
+        if r.inputs["role"] == role
+    ]
+
+
+def test_training_writer_can_put_the_model_prefix_only(run: Any) -> None:
+    policy = _policy(run, "sivaro-train-registry-writer")
+    obj = f"{BUCKET}/sivaro-13b/2026-11-30/model.safetensors"
+    assert allows(policy, "s3:PutObject", obj)
+    assert allows(policy, "s3:GetObject", obj)  # read back to verify
+    assert not allows(policy, "s3:PutObject", f"{BUCKET}/other-model/v1/x")
+    assert not allows(policy, "s3:DeleteObject", obj)
+    assert not allows(policy, "s3:PutBucketPolicy", BUCKET)
+    assert _attached(run, "sivaro-train-registry-writer") == [
+        run.outputs["writer_policy_arn"]
+    ]
+
+
+def test_inference_reader_can_read_but_never_write(run: Any) -> None:
+    policy = _policy(run, "sivaro-serve-registry-reader")
+    obj = f"{BUCKET}/sivaro-13b/2026-11-30/model.safetensors"
+    assert allows(policy, "s3:GetObject", obj)
+    assert allows(policy, "s3:ListBucket", BUCKET)
+    for action in ("s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
+                   "s3:PutObjectAcl"):
+        assert not allows(policy, action, obj), action
+    actions = {a for st in statements(policy) for a in
+               ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])}
+    assert actions == {"s3:GetObject", "s3:ListBucket"}
+    assert _attached(run, "sivaro-serve-registry-reader") == [
+        run.outputs["reader_policy_arn"]
+    ]
+
+
+def test_roles_trust_only_the_training_nodes_and_the_fleet_service_account(run: Any) -> None:
+    roles = {r.name: json.loads(r.inputs["assumeRolePolicy"])
+             for r in run.of_type("aws:iam/role:Role")}
+    writer = roles["sivaro-train-registry-writer"]["Statement"][0]
+    assert writer["Condition"]["ArnLike"]["aws:PrincipalArn"].endswith(
+        ":role/sivaro-train-node-*")
+    reader = roles["sivaro-serve-registry-reader"]["Statement"][0]
+    assert reader["Principal"] == {"Service": "pods.eks.amazonaws.com"}
+    tags = reader["Condition"]["StringEquals"]
+    assert tags["aws:RequestTag/kubernetes-namespace"] == "sivaro-serve"
+    assert tags["aws:RequestTag/kubernetes-service-account"] == "model-reader"
+
+
+def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -> None:
+    files = {f.path: f.content for f in build_files(load_paths([PLATFORM]))}
+    config = json.loads(files["sivaro/promote/promote.json"])
+    assert config["registry"] == {"provider": "aws", "bucket": "sivaro-models",
+                                  "region": "us-east-1"}
+    assert config["model"] == "sivaro-13b"
+    assert config["approval"] == "manual"
+    assert config["fleet"]["manifest_dirs"] == [
+        f"../../sivaro-serve/kubernetes/{r}" for r in ("us-east-1", "eu-west-1", "ap-southeast-1")
+    ]
+    readme = files["sivaro/promote/README.md"].decode()
+    assert "archform promote promote.json" in readme and "--approve" in readme
+
+
+def test_unsupported_registry_provider_is_a_usage_error(tmp_path: Path) -> None:
+    text = PLATFORM.read_text().replace("registry:\n  provider: aws",
+                                        "registry:\n  provider: azure")
+    assert "provider: azure" in text
+    blueprint = tmp_path / "platform.yaml"
+    blueprint.write_text(text)
+    proc = support.run_cli(["generate", str(blueprint), "-o", str(tmp_path / "out")])
+    assert proc.returncode == 2, proc.stderr
+    assert "registry on azure is not supported yet" in proc.stderr
+    assert "hint:" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_platform_files_match_golden(update_goldens: bool) -> None:
+    files = build_files(load_paths([PLATFORM]))
+    mine = {f.path: f.content for f in files if f.path.startswith("sivaro/")}
+    assert set(mine) >= {"sivaro/pulumi/__main__.py", "sivaro/promote/promote.json"}
+    support.compare_tree(mine, support.GOLDENS / "platform" / "platform-two-tier", update_goldens)
+    again = {f.path: f.content for f in build_files(load_paths([PLATFORM]))}
+    assert {p: again[p] for p in mine} == mine
+
+
+def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -> None:
+    support.require_module("pulumi", "pulumi_gcp")
+    from archform.verify.pulumi_mock import run_program
+
+    text = PLATFORM.read_text().replace(
+        "registry:\n  provider: aws\n  region: us-east-1",
+        "registry:\n  provider: gcp\n  region: us-central1",
+    )
+    assert "provider: gcp" in text
+    blueprint = tmp_path / "platform.yaml"
+    blueprint.write_text(text)
+    out = tmp_path / "out"
+    write_tree(out, build_files(load_paths([blueprint])))
+    assert not (out / "sivaro" / "promote").exists(), "promotion speaks S3 only"
+    run = run_program(out / "sivaro" / "pulumi", config={"gcp:project": "proj-1"})
+    bucket = _one(run, "gcp:storage/bucket:Bucket")
+    assert bucket["name"] == "sivaro-models" and bucket["location"] == "US-CENTRAL1"
+    assert bucket["versioning"] == {"enabled": True}
+    assert bucket["uniformBucketLevelAccess"] is True
+    assert bucket["publicAccessPrevention"] == "enforced"
+    actions = {r["action"]["type"]: r["condition"] for r in bucket["lifecycleRules"]}
+    assert actions["Delete"]["daysSinceNoncurrentTime"] >= 1
+    assert actions["AbortIncompleteMultipartUpload"]["age"] >= 1
+
+    accounts = {r.name: r.inputs for r in run.of_type("gcp:serviceaccount/account:Account")}
+    assert accounts["writer"]["accountId"] == "sivaro-train-reg-writer"
+    assert accounts["reader"]["accountId"] == "sivaro-serve-reg-reader"
+    grants = {r.name: r.inputs for r in run.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")}
+    roles = {}
+    for name, grant in grants.items():
+        roles.setdefault(name.split("-")[0], set()).add(grant["role"])
+        assert 'startsWith("projects/_/buckets/sivaro-models/objects/sivaro-13b/")' in \
+            grant["condition"]["expression"], name
+    assert roles == {"writer": {"roles/storage.objectCreator", "roles/storage.objectViewer"},
+                     "reader": {"roles/storage.objectViewer"}}  # reader cannot create
+    wi = _one(run, "gcp:serviceaccount/iAMMember:IAMMember")
+    assert wi["role"] == "roles/iam.workloadIdentityUser"
+    assert wi["member"] == "serviceAccount:proj-1.svc.id.goog[sivaro-serve/model-reader]"
+
+
+def test_service_account_ids_fit_gcp_limits() -> None:
+    from archform.render.targets.platform import service_account_id
+
+    long = "a" + "b" * 38
+    ident = service_account_id(long, "reg-writer")
+    assert 6 <= len(ident) <= 30 and ident.endswith("-reg-writer")
+    assert ident != service_account_id(long[:-1] + "c", "reg-writer")
+    assert service_account_id("train", "reg-writer") == "train-reg-writer"
