@@ -86,9 +86,13 @@ def test_generate_core_puts_the_project_under_ansible() -> None:
     assert "ansible/inventory/archform_inventory.py" not in paths
 
 
-def test_inference_documents_get_no_ansible_project() -> None:
+def test_inference_documents_get_no_training_ansible_project() -> None:
+    # A fleet gets only its smoke-and-load playbook (fleet target), never site.yml or Slurm.
     loaded = load_paths([support.BLUEPRINTS / "inference-h100-single-region.yaml"])
-    assert not any(f.path.startswith("ansible/") for f in build_files(loaded))
+    paths = [f.path for f in build_files(loaded)]
+    assert "ansible/site.yml" not in paths
+    assert not any(p.startswith("ansible/roles/") for p in paths)
+    assert "ansible/smoke.yml" in paths
 
 
 def test_node_lines_carry_real_cpu_memory_and_gres() -> None:
