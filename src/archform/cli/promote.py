@@ -57,8 +57,17 @@ def promote(
             fail(str(exc), "upload again (the same command re-uploads nothing that matches)")
         typer.echo(f"{result.uri} = {result.manifest.checksum} (run {result.manifest.source_run})")
         if not result.rolled:
-            finish = ["archform", "promote", str(config), "--checkpoint", str(checkpoint),
-                      "--version", version, "--run-id", run_id]
+            finish = [
+                "archform",
+                "promote",
+                str(config),
+                "--checkpoint",
+                str(checkpoint),
+                "--version",
+                version,
+                "--run-id",
+                run_id,
+            ]
             if created_at is not None:
                 finish += ["--created-at", created_at]
             if endpoint_url is not None:

@@ -102,13 +102,9 @@ def preflight(plan: DeployPlan, todo: tuple[str, ...]) -> None:
             )
     if "ansible" in todo or "acceptance" in todo:
         if importlib.util.find_spec("ansible_runner") is None:
-            raise UsageError(
-                "ansible-runner is not installed", "pip install 'archform[ansible]'"
-            )
+            raise UsageError("ansible-runner is not installed", "pip install 'archform[ansible]'")
         if phases.ansible_playbook() is None:
-            raise UsageError(
-                "ansible-playbook is not on PATH", "pip install 'archform[ansible]'"
-            )
+            raise UsageError("ansible-playbook is not on PATH", "pip install 'archform[ansible]'")
 
 
 @contextmanager
@@ -143,8 +139,9 @@ def deploy(
             reporter.attach_log(plan.state_dir / LOG_FILE)
             state.reset(plan.digest, todo)
         reporter.say(f"deploy {', '.join(plan.documents)} -> {plan.out_dir}")
-        reporter.say("phases: " + " -> ".join(
-            p if p in todo else f"{p} (done)" for p in plan.phases))
+        reporter.say(
+            "phases: " + " -> ".join(p if p in todo else f"{p} (done)" for p in plan.phases)
+        )
         for number, phase in enumerate(todo, plan.phases.index(todo[0]) + 1):
             reporter.say(f"[{number}/{len(plan.phases)}] {phase}", style="bold")
             if not fresh:

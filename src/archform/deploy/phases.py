@@ -13,6 +13,7 @@ from typing import Any
 
 from archform.deploy.plan import AnsibleProject, DeployPlan, PulumiProject
 from archform.deploy.progress import PlaybookProgress, Reporter
+from archform.galaxy_free import collections_path as shared_collections_path
 from archform.render.generate import generate
 from archform.render.writer import EditedFilesError, NotGeneratedDirError
 from archform.spec import BlueprintSet, Document, UsageError
@@ -112,22 +113,7 @@ def ansible_playbook() -> str | None:
 
 def collections_path(out_dir: Path) -> str | None:
     """A collections path holding the collections the playbooks use, or None."""
-    candidates: list[str] = []
-    for var in ("ARCHFORM_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATH"):
-        candidates += [p for p in os.environ.get(var, "").split(os.pathsep) if p]
-    candidates += [
-        str(out_dir / ".cache"),
-        str(Path.cwd() / ".cache"),
-        str(Path.home() / ".ansible" / "collections"),
-        "/usr/share/ansible/collections",
-    ]
-    for path in candidates:
-        base = Path(path)
-        if base.name != "ansible_collections":
-            base = base / "ansible_collections"
-        if all((base / c / "MANIFEST.json").is_file() for c in COLLECTIONS):
-            return str(base.parent)
-    return None
+    return shared_collections_path([out_dir])
 
 
 def leftover_playbooks(project_dir: Path) -> list[int]:

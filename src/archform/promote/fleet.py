@@ -154,8 +154,7 @@ def point_fleet(
             pending.append((path, buffer.getvalue().encode("utf-8")))
     if not found:
         raise UsageError(
-            f"no Deployment named {deployment!r} in "
-            + ", ".join(str(d) for d in dirs),
+            f"no Deployment named {deployment!r} in " + ", ".join(str(d) for d in dirs),
             "generate the Platform together with its fleet, then promote",
         )
     changed = [path for path, data in pending if path.read_bytes() != data]

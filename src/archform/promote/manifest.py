@@ -132,9 +132,7 @@ def build_manifest(
             "letters, digits, '.', '_' and '-', starting with a letter or digit (max 128)",
         )
     if not RUN_ID.match(run_id):
-        raise UsageError(
-            f"run id {run_id!r} is not valid", "letters, digits and ._:@+- (max 256)"
-        )
+        raise UsageError(f"run id {run_id!r} is not valid", "letters, digits and ._:@+- (max 256)")
     entries = []
     for rel, path in checkpoint_files(checkpoint):
         size, digest = hash_file(path)

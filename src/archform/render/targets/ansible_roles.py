@@ -128,8 +128,10 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ("slurm_accounting", bool(sched["accounting"])),
         ("slurm_elastic", bool(sched["elastic"])),
         ("slurm_gres", bool(view["gpu_cluster"])),
-        ("slurm_topology", view["fabric"]["topology"]["kind"] != "flat"
-         and len(view["all_hostnames"]) > 1),
+        (
+            "slurm_topology",
+            view["fabric"]["topology"]["kind"] != "flat" and len(view["all_hostnames"]) > 1,
+        ),
         ("slurm_pyxis", sched["containers"] == "pyxis"),
         ("slurm_partitions", [p["name"] for p in sched["partitions"]]),
         ("nvidia_gpus_per_node", first["gpus_per_node"]),
@@ -163,6 +165,7 @@ def inventory_groups(view: dict[str, Any]) -> dict[str, Any]:
     Names without addresses are written as Ansible host ranges (gpu[001:032]) so the file
     stays small; the template says that addresses must be filled in.
     """
+
     def hosts(names: list[str], addresses: list[str | None]) -> dict[str, Any]:
         return {"names": names, "addresses": addresses}
 
@@ -174,7 +177,5 @@ def inventory_groups(view: dict[str, Any]) -> dict[str, Any]:
     return {
         "controller": hosts([view["controller"]], [controller_addr]),
         "login": hosts(view["login"], login_addrs),
-        "compute": {
-            g["name"]: hosts(g["hostnames"], g["addresses"]) for g in view["groups"]
-        },
+        "compute": {g["name"]: hosts(g["hostnames"], g["addresses"]) for g in view["groups"]},
     }

@@ -66,7 +66,10 @@ def tool_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def run(
-    args: list[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
+    args: list[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
     timeout: float = 300,
 ) -> subprocess.CompletedProcess[str]:
     """Run a tool, capturing text output; a timeout becomes rc 124 with a message."""
@@ -86,6 +89,7 @@ def tail(text: str, lines: int = 12) -> str:
 
 def synthetic_outputs(view: dict[str, Any]) -> dict[str, Any]:
     """A `pulumi stack output --json` stand-in with loopback addresses (verification only)."""
+
     def addr(i: int) -> str:
         return f"127.2.{i // 250}.{i % 250 + 1}"
 
@@ -102,15 +106,20 @@ def synthetic_outputs(view: dict[str, Any]) -> dict[str, Any]:
             compute.append({"name": name, "address": addr(index), "group": group["name"]})
     lustre = {
         s["name"]: {"dns_name": f"{s['name']}.fsx.invalid", "mount_name": "abcdefgh"}
-        for s in view["storage"] if s["kind"] == "lustre"
+        for s in view["storage"]
+        if s["kind"] == "lustre"
     }
     nfs = {
         s["name"]: {"address": f"{s['name']}.nfs.invalid", "export": "/"}
-        for s in view["storage"] if s["kind"] == "nfs"
+        for s in view["storage"]
+        if s["kind"] == "nfs"
     }
     return {
         "ansible_inventory": {
-            "controller": controller, "login": login, "compute": compute,
-            "lustre": lustre, "nfs": nfs,
+            "controller": controller,
+            "login": login,
+            "compute": compute,
+            "lustre": lustre,
+            "nfs": nfs,
         }
     }

@@ -9,11 +9,11 @@ section 2: the production profile alone does not report it).
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from pathlib import Path
 
+from archform.galaxy_free import collections_path as shared_collections_path
 from archform.verify import Check, Result, Status, missing_tools
 from archform.verify.checks._projects import (
     Project,
@@ -25,28 +25,12 @@ from archform.verify.checks._projects import (
 )
 
 NAME = "ansible"
-COLLECTIONS = ("ansible/posix", "community/general")
 LINT_CONFIG = "profile: production\noffline: true\nwarn_list: []\nenable_list: [args]\n"
 
 
 def collections_path() -> str | None:
     """A collections path holding ansible.posix and community.general, or None."""
-    candidates: list[str] = []
-    for var in ("ARCHFORM_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATH"):
-        candidates += [p for p in os.environ.get(var, "").split(os.pathsep) if p]
-    source_tree = Path(__file__).resolve().parents[4]  # a development checkout's .cache/
-    candidates += [
-        str(source_tree / ".cache"),
-        str(Path.home() / ".ansible" / "collections"),
-        "/usr/share/ansible/collections",
-    ]
-    for path in candidates:
-        base = Path(path)
-        if base.name != "ansible_collections":
-            base = base / "ansible_collections"
-        if all((base / c / "MANIFEST.json").is_file() for c in COLLECTIONS):
-            return str(base.parent)
-    return None
+    return shared_collections_path()
 
 
 def applies(root: Path) -> bool:
@@ -73,9 +57,7 @@ def _inventory(
     if proc.returncode != 0:
         return Result(NAME, artifact, "failed", tail(proc.stderr or proc.stdout)), env
     data = json.loads(proc.stdout)
-    hosts = {
-        group: len(_group_hosts(data, group)) for group in ("controller", "login", "compute")
-    }
+    hosts = {group: len(_group_hosts(data, group)) for group in ("controller", "login", "compute")}
     detail = ", ".join(f"{g}={n}" for g, n in hosts.items())
     if project.cluster is not None:
         expected = project.cluster.compute.total_nodes
@@ -97,16 +79,26 @@ def _group_hosts(data: dict[str, object], group: str) -> set[str]:
 
 def check_project(project: Project, collections: str) -> list[Result]:
     """Inventory, syntax-check of site.yml and validate.yml, then ansible-lint."""
-    env = tool_env({"ANSIBLE_COLLECTIONS_PATH": collections, "ANSIBLE_NOCOLOR": "1",
-                    "NO_COLOR": "1", "ANSIBLE_LINT_SKIP_SCHEMA_UPDATE": "1"})
+    env = tool_env(
+        {
+            "ANSIBLE_COLLECTIONS_PATH": collections,
+            "ANSIBLE_NOCOLOR": "1",
+            "NO_COLOR": "1",
+            "ANSIBLE_LINT_SKIP_SCHEMA_UPDATE": "1",
+        }
+    )
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="archform-ansible-") as tmp:
         scratch = Path(tmp)
         inventory, env = _inventory(project, env, scratch)
         results.append(inventory)
         for playbook in ("site.yml", "validate.yml"):
-            proc = run(["ansible-playbook", "--syntax-check", playbook], cwd=project.ansible,
-                       env=env, timeout=180)
+            proc = run(
+                ["ansible-playbook", "--syntax-check", playbook],
+                cwd=project.ansible,
+                env=env,
+                timeout=180,
+            )
             status: Status = "passed" if proc.returncode == 0 else "failed"
             detail = "" if status == "passed" else tail(proc.stderr + proc.stdout)
             artifact = f"{project.label}/{playbook} (syntax-check)"
@@ -117,26 +109,50 @@ def check_project(project: Project, collections: str) -> list[Result]:
         # project and lints only what is named. No file arguments: the whole project
         # (playbooks, roles, group_vars, inventory, requirements.yml) is linted.
         proc = run(
-            ["ansible-lint", "-c", str(config), "--project-dir", str(project.ansible),
-             "--strict", "--nocolor", "-f", "pep8"],
-            cwd=project.ansible, env=env, timeout=600,
+            [
+                "ansible-lint",
+                "-c",
+                str(config),
+                "--project-dir",
+                str(project.ansible),
+                "--strict",
+                "--nocolor",
+                "-f",
+                "pep8",
+            ],
+            cwd=project.ansible,
+            env=env,
+            timeout=600,
         )
         violations = [line for line in proc.stdout.splitlines() if line.strip()]
         match = re.search(r"in (\d+) files processed", proc.stderr)
         processed = int(match.group(1)) if match else 0
         expected = len(list(project.ansible.rglob("*.yml")))
         if proc.returncode == 0 and processed < expected:
-            results.append(Result(NAME, f"{project.label} (ansible-lint production)", "failed",
-                                  f"linted only {processed} of {expected} YAML files"))
+            results.append(
+                Result(
+                    NAME,
+                    f"{project.label} (ansible-lint production)",
+                    "failed",
+                    f"linted only {processed} of {expected} YAML files",
+                )
+            )
         elif proc.returncode == 0:
-            results.append(Result(NAME, f"{project.label} (ansible-lint production)", "passed",
-                                  f"0 violations in {processed} files"))
+            results.append(
+                Result(
+                    NAME,
+                    f"{project.label} (ansible-lint production)",
+                    "passed",
+                    f"0 violations in {processed} files",
+                )
+            )
         else:
             detail = f"rc {proc.returncode}, {len(violations)} violation(s): " + tail(
                 proc.stdout + proc.stderr, 8
             )
-            results.append(Result(NAME, f"{project.label} (ansible-lint production)", "failed",
-                                  detail))
+            results.append(
+                Result(NAME, f"{project.label} (ansible-lint production)", "failed", detail)
+            )
     return results
 
 
@@ -151,15 +167,23 @@ def run_check(root: Path) -> list[Result]:
             results.append(Result(NAME, project.label, "skipped", "missing " + ", ".join(missing)))
             continue
         if collections is None:
-            results.append(Result(
-                NAME, project.label, "skipped",
-                "collections ansible.posix and community.general not found; run "
-                "scripts/vendor-collections.sh and set ARCHFORM_COLLECTIONS_PATH",
-            ))
+            results.append(
+                Result(
+                    NAME,
+                    project.label,
+                    "skipped",
+                    "collections ansible.posix and community.general not found; run "
+                    "scripts/vendor-collections.sh and set ARCHFORM_COLLECTIONS_PATH",
+                )
+            )
             continue
         results.extend(check_project(project, collections))
     return results
 
 
-CHECK = Check(name=NAME, applies=applies, run=run_check,
-              tools=("ansible-playbook", "ansible-lint", "ansible-inventory"))
+CHECK = Check(
+    name=NAME,
+    applies=applies,
+    run=run_check,
+    tools=("ansible-playbook", "ansible-lint", "ansible-inventory"),
+)

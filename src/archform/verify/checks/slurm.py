@@ -164,8 +164,11 @@ def _expected(project: Project) -> dict[str, Any] | None:
     view = training_view(project.cluster)
     gres = {}
     for group in view["groups"]:
-        want = f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}" if group[
-            "gpus_per_node"] else "(null)"
+        want = (
+            f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}"
+            if group["gpus_per_node"]
+            else "(null)"
+        )
         gres.update(dict.fromkeys(group["hostnames"], want))
     return {"gres": gres, "leaves": [set(leaf) for leaf in expected_leaves(view)]}
 
@@ -180,27 +183,40 @@ def check_project(project: Project) -> list[Result]:
         conf, count, note = _prepare(project, sandbox, version)
         files = project.ansible / "roles" / "slurm" / "files"
         if (files / "gres.conf").is_file():
-            bad = gres_mismatches((files / "slurm.conf").read_text(),
-                                  (files / "gres.conf").read_text())
-            results.append(Result(NAME, f"{label}/gres.conf", "failed" if bad else "passed",
-                                  "; ".join(bad[:5]) or "types and counts match slurm.conf"))
+            bad = gres_mismatches(
+                (files / "slurm.conf").read_text(), (files / "gres.conf").read_text()
+            )
+            results.append(
+                Result(
+                    NAME,
+                    f"{label}/gres.conf",
+                    "failed" if bad else "passed",
+                    "; ".join(bad[:5]) or "types and counts match slurm.conf",
+                )
+            )
         env = tool_env({"SLURM_CONF": str(conf)})
         log = sandbox / "slurmctld.log"
         with (sandbox / "stdout.log").open("wb") as out:
             proc = subprocess.Popen(
                 [tool_path("slurmctld"), "-D", "-c", "-i", "-f", str(conf)],
-                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             up = _wait_up(proc, env, limit=60 + count / 100)
             text = (log.read_text(errors="replace") if log.exists() else "") + (
-                sandbox / "stdout.log").read_text(errors="replace")
+                sandbox / "stdout.log"
+            ).read_text(errors="replace")
             flagged = [line for line in text.splitlines() if LOG_PROBLEM.search(line)]
             problems = [line for line in flagged if not NOISE.search(line)]
             status: Status = "passed" if up and not problems else "failed"
             head = f"slurmctld {full} {'UP' if up else 'NOT UP'}"
-            detail = (f"{head}; {len(problems)} error/warning line(s) "
-                      f"({len(flagged) - len(problems)} first-start pmix/state-file lines ignored)")
+            detail = (
+                f"{head}; {len(problems)} error/warning line(s) "
+                f"({len(flagged) - len(problems)} first-start pmix/state-file lines ignored)"
+            )
             if problems:
                 detail += ": " + tail("\n".join(problems), 5)
             results.append(Result(NAME, f"{label} (slurmctld)", status, f"{detail}; {note}"))
@@ -219,8 +235,7 @@ def _compare(project: Project, label: str, env: dict[str, str], count: int) -> l
     if expected is None:
         return [Result(NAME, f"{label} (nodes)", "passed", f"{len(nodes)} nodes; no blueprint")]
     want = expected["gres"]
-    wrong = [f"{n}: {nodes.get(n, 'missing')} != {g}" for n, g in want.items()
-             if nodes.get(n) != g]
+    wrong = [f"{n}: {nodes.get(n, 'missing')} != {g}" for n, g in want.items() if nodes.get(n) != g]
     extra = sorted(set(nodes) - set(want))
     status: Status = "passed" if not wrong and not extra and len(nodes) == len(want) else "failed"
     detail = f"{len(nodes)} of {len(want)} nodes with the blueprint's GRES"

@@ -19,8 +19,14 @@ from archform.render.hostlist import expand
 # Dropped: the controller (re-added as this host) and everything that needs slurmdbd, which
 # the sandbox does not run (slurmctld is fatal on AccountingStorageTRES=gres/gpu without it).
 DROP = {
-    "SlurmctldHost", "AccountingStorageHost", "AccountingStorageEnforce", "AccountingStorageTRES",
-    "JobAcctGatherType", "AuthInfo", "AuthAltTypes", "JobCompLoc",
+    "SlurmctldHost",
+    "AccountingStorageHost",
+    "AccountingStorageEnforce",
+    "AccountingStorageTRES",
+    "JobAcctGatherType",
+    "AuthInfo",
+    "AuthAltTypes",
+    "JobCompLoc",
 }
 
 
