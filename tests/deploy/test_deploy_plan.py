@@ -11,10 +11,8 @@ import pytest
 import support
 from archform.deploy import build_plan
 from archform.deploy.engine import preflight
-from archform.render import target as target_mod
-from archform.render.target import Target, targets
 from archform.render.writer import GeneratedFile
-from archform.spec import Document, InferenceFleet, TrainingCluster, UsageError, load_paths
+from archform.spec import Document, UsageError, load_paths
 
 SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
 PLATFORM = support.BLUEPRINTS / "platform-two-tier.yaml"
@@ -89,17 +87,7 @@ def _fake_pulumi(doc: Document, blueprints: object) -> list[GeneratedFile]:
     return [GeneratedFile.text("pulumi/Pulumi.yaml", f"name: {doc.name}\n")]
 
 
-def test_pulumi_projects_run_registry_then_training_then_fleet(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Stand-ins for the training and fleet Pulumi targets (other modules): they only
-    # mark where a Pulumi project would be, which is all the plan looks at.
-    targets()
-    monkeypatch.setitem(target_mod._TARGETS, "zz-fake-pulumi", Target(
-        "zz-fake-pulumi",
-        lambda d: isinstance(d.model, TrainingCluster | InferenceFleet),
-        _fake_pulumi,
-    ))
+def test_pulumi_projects_run_registry_then_training_then_fleet(tmp_path: Path) -> None:
     loaded = load_paths([PLATFORM])
     docs = list(loaded.documents)
     assert [d.kind for d in docs] == ["TrainingCluster", "InferenceFleet", "Platform"]
