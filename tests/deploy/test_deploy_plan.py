@@ -11,8 +11,7 @@ import pytest
 import support
 from archform.deploy import build_plan
 from archform.deploy.engine import preflight
-from archform.render.writer import GeneratedFile
-from archform.spec import Document, UsageError, load_paths
+from archform.spec import UsageError, load_paths
 
 SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
 PLATFORM = support.BLUEPRINTS / "platform-two-tier.yaml"
@@ -80,11 +79,6 @@ def test_preflight_accepts_a_pulumi_on_path_and_onprem_never_needs_it(
     assert "pulumi" not in onprem.phases and onprem.pulumi == ()
     fake.unlink()
     preflight(onprem, onprem.phases)  # ansible-playbook is found beside this Python
-
-
-def _fake_pulumi(doc: Document, blueprints: object) -> list[GeneratedFile]:
-    del blueprints
-    return [GeneratedFile.text("pulumi/Pulumi.yaml", f"name: {doc.name}\n")]
 
 
 def test_pulumi_projects_run_registry_then_training_then_fleet(tmp_path: Path) -> None:
