@@ -82,7 +82,7 @@ print(json.dumps([t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t7 - t6]
 PHASE_NAMES = (
     "import archform.spec (pydantic, models)",
     "import the CLI (typer, click)",
-    "parse the hardware catalog (catalog.yaml, ruamel pure Python)",
+    "load the hardware catalog (JSON twin of catalog.yaml)",
     "read + validate the blueprint(s)",
     "import the 45 rule modules",
     "run the rules",
