@@ -36,17 +36,35 @@ def test_promote_imports_only_spec_and_itself() -> None:
         assert not bad, f"{path} imports {sorted(bad)}"
 
 
+# Leaf helpers that import nothing of archform themselves.
+LEAVES = ("archform.galaxy_free", "archform.bundled")
+
+
+def test_leaf_helpers_import_nothing_of_archform() -> None:
+    for leaf in LEAVES:
+        path = SRC / (leaf.split(".", 1)[1] + ".py")
+        names = _archform_imports(path.parent)[path.relative_to(SRC).as_posix()]
+        assert not names, f"{leaf} imports {sorted(names)}"
+
+
 def test_deploy_imports_only_render_and_spec() -> None:
+    allowed = ("archform.deploy", "archform.render", "archform.spec", *LEAVES)
     for path, names in _archform_imports(SRC / "deploy").items():
-        bad = {n for n in names
-               if not n.startswith(("archform.deploy", "archform.render", "archform.spec"))}
+        bad = {n for n in names if not n.startswith(allowed)}
         assert not bad, f"{path} imports {sorted(bad)}"
 
 
 def test_cli_import_does_not_load_heavy_libraries() -> None:
-    code = ("import sys, archform.cli; print(sorted({m.split('.')[0] for m in sys.modules "
-            "if m.split('.')[0] in {'pulumi', 'ansible', 'ansible_runner', 'boto3', "
-            "'botocore'}}))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(support.ROOT / "src")}, check=True)
+    code = (
+        "import sys, archform.cli; print(sorted({m.split('.')[0] for m in sys.modules "
+        "if m.split('.')[0] in {'pulumi', 'ansible', 'ansible_runner', 'boto3', "
+        "'botocore'}}))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(support.ROOT / "src")},
+        check=True,
+    )
     assert proc.stdout.strip() == "[]"
