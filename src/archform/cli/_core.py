@@ -6,11 +6,14 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import typer
 
 from archform.spec.errors import SpecError, UsageError
+
+if TYPE_CHECKING:
+    from archform.spec.document import BlueprintSet, Document
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -23,6 +26,17 @@ T = TypeVar("T")
 def fail(message: str, hint: str = "") -> NoReturn:
     """Raise a usage error (exit 2)."""
     raise UsageError(message, hint)
+
+
+def select_documents(loaded: BlueprintSet, name: str | None) -> list[Document]:
+    """Every document, or only the one named by --name (a usage error when none matches)."""
+    docs = list(loaded.documents)
+    if name is None:
+        return docs
+    chosen = [d for d in docs if d.name == name]
+    if not chosen:
+        fail(f"no document named {name!r}", "names: " + ", ".join(loaded.by_name))
+    return chosen
 
 
 def echo_err(line: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from archform.cli._core import fail, guarded
+from archform.cli._core import fail, guarded, select_documents
 
 
 def register(app: typer.Typer) -> None:
@@ -31,11 +31,7 @@ def generate(
 
     def run() -> None:
         loaded = load_paths(blueprints)
-        docs = list(loaded.documents)
-        if name is not None:
-            docs = [d for d in docs if d.name == name]
-            if not docs:
-                fail(f"no document named {name!r}", "names: " + ", ".join(loaded.by_name))
+        docs = select_documents(loaded, name)
         try:
             report = run_generate(loaded, output, force=force, docs=docs)
         except EditedFilesError as exc:

@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from archform.cli._core import fail, guarded
+from archform.cli._core import fail, guarded, select_documents
 
 
 def register(app: typer.Typer) -> None:
@@ -71,11 +71,7 @@ def _plan(
     )
 
     loaded = load_paths(blueprints)
-    docs = list(loaded.documents)
-    if name is not None:
-        docs = [d for d in docs if d.name == name]
-        if not docs:
-            fail(f"no document named {name!r}", "names: " + ", ".join(loaded.by_name))
+    docs = select_documents(loaded, name)
     with tempfile.TemporaryDirectory(prefix="archform-plan-") as tmp:
         root = Path(tmp) / "out"
         write_tree(root, build_files(loaded, docs))

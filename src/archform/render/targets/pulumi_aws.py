@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from archform.render.target import Target
 from archform.render.targets.pulumi_common import (
     ConfigKey,
-    applies,
     base_settings,
     carve,
     lustre_entries,
+    make_target,
     nfs_entries,
-    project_files,
     round_up,
     zone_of,
 )
-from archform.render.writer import GeneratedFile
-from archform.spec import BlueprintSet, Document, UsageError
+from archform.spec import UsageError
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import NodeGroup, TrainingCluster
 
@@ -204,13 +201,4 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     return values, config, notes
 
 
-def render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
-    """The pulumi/ project for one AWS TrainingCluster."""
-    del blueprints
-    cluster = doc.model
-    assert isinstance(cluster, TrainingCluster)
-    values, config, notes = settings(cluster)
-    return project_files("aws", cluster, values, config, MODULES, notes)
-
-
-TARGET = Target(name="pulumi-aws", applies=lambda d: applies(d, "aws"), render=render)
+TARGET = make_target("aws", settings, MODULES)

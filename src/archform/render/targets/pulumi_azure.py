@@ -10,22 +10,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from archform.render.target import Target
 from archform.render.targets.pulumi_common import (
     ConfigKey,
-    applies,
     base_settings,
     carve,
     host_address,
     lustre_entries,
+    make_target,
     nfs_entries,
-    project_files,
     round_up,
     zone_of,
 )
 from archform.render.view import training_view
-from archform.render.writer import GeneratedFile
-from archform.spec import BlueprintSet, Document, UsageError
+from archform.spec import UsageError
 from archform.spec.models.training import TrainingCluster
 
 SINGLE_PLACEMENT_GROUP_MAX = 100
@@ -189,13 +186,4 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     return values, config, notes
 
 
-def render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
-    """The pulumi/ project for one Azure TrainingCluster."""
-    del blueprints
-    cluster = doc.model
-    assert isinstance(cluster, TrainingCluster)
-    values, config, notes = settings(cluster)
-    return project_files("azure", cluster, values, config, MODULES, notes)
-
-
-TARGET = Target(name="pulumi-azure", applies=lambda d: applies(d, "azure"), render=render)
+TARGET = make_target("azure", settings, MODULES)

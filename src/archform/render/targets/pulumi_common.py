@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from archform.render.env import render
+from archform.render.target import Target
 from archform.render.view import training_view
 from archform.render.writer import GeneratedFile
-from archform.spec import Document, UsageError
+from archform.spec import BlueprintSet, Document, UsageError
 from archform.spec.models.training import TrainingCluster
 
 # Versions pinned in requirements.txt: the SDKs archform's tests run the programs with.
@@ -51,6 +53,22 @@ def applies(doc: Document, provider: str) -> bool:
     """True for a TrainingCluster placed on `provider`."""
     model = doc.model
     return isinstance(model, TrainingCluster) and model.placement.provider == provider
+
+
+Settings = Callable[[TrainingCluster], tuple[dict[str, Any], list["ConfigKey"], list[str]]]
+
+
+def make_target(provider: str, settings: Settings, modules: list[str]) -> Target:
+    """The Target for one provider: applies to its TrainingClusters, renders pulumi/."""
+
+    def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
+        del blueprints
+        cluster = doc.model
+        assert isinstance(cluster, TrainingCluster)
+        values, config, notes = settings(cluster)
+        return project_files(provider, cluster, values, config, modules, notes)
+
+    return Target(name=f"pulumi-{provider}", applies=lambda d: applies(d, provider), render=_render)
 
 
 def round_up(value: float, step: int) -> int:
