@@ -40,8 +40,13 @@ def measure(name: str, repeat: int) -> dict[str, float]:
         size = sum(len(f.content) for f in out)
         ansible_size = sum(len(f.content) for f in out if f.path.startswith("ansible/"))
         files = len(out)
-    return {"total_s": best_total, "render_s": best_render, "bytes": size,
-            "ansible_bytes": ansible_size, "files": files}
+    return {
+        "total_s": best_total,
+        "render_s": best_render,
+        "bytes": size,
+        "ansible_bytes": ansible_size,
+        "files": files,
+    }
 
 
 def main() -> int:
@@ -53,8 +58,10 @@ def main() -> int:
     for name, nodes in CASES:
         m = measure(name, args.repeat)
         rows.append((name, nodes, m))
-        print(f"{name}: load+render {m['total_s']:.3f} s (render {m['render_s']:.3f} s), "
-              f"{m['files']:.0f} files, {m['bytes'] / 1e6:.3f} MB")
+        print(
+            f"{name}: load+render {m['total_s']:.3f} s (render {m['render_s']:.3f} s), "
+            f"{m['files']:.0f} files, {m['bytes'] / 1e6:.3f} MB"
+        )
     if args.write:
         lines = [
             "# Generation benchmark (bench/generate_bench.py)",

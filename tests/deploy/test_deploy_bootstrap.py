@@ -48,8 +48,9 @@ def _stop(out: Path) -> None:
         os.kill(pid, signal.SIGTERM)
     if HELPER.exists():
         for daemon in ("slurmd", "slurmctld", "munge"):
-            subprocess.run([str(HELPER), "stop", daemon], check=False, timeout=90,
-                           capture_output=True)
+            subprocess.run(
+                [str(HELPER), "stop", daemon], check=False, timeout=90, capture_output=True
+            )
 
 
 def _kill_during_ansible(out: Path, env: dict[str, str]) -> list[str]:
@@ -57,7 +58,10 @@ def _kill_during_ansible(out: Path, env: dict[str, str]) -> list[str]:
     full_env = dict(os.environ, PYTHONPATH=str(support.ROOT / "src"), NO_COLOR="1", **env)
     proc = subprocess.Popen(
         [sys.executable, "-m", "archform", "deploy", str(SMOKE), "-o", str(out)],
-        env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     watchdog = threading.Timer(TIMEOUT, proc.kill)
     watchdog.start()
@@ -86,23 +90,31 @@ def test_deploy_bootstraps_is_idempotent_and_resumes_after_a_kill(tmp_path: Path
     env = _require()
     out = tmp_path / "cluster"
     try:
-        first = support.run_cli(["deploy", str(SMOKE), "-o", str(out)], env=env,
-                                timeout=TIMEOUT)
+        first = support.run_cli(["deploy", str(SMOKE), "-o", str(out)], env=env, timeout=TIMEOUT)
         assert first.returncode == 0, first.stdout[-3000:] + first.stderr
-        for expected in ("[1/3] generate", "[2/3] ansible", "[3/3] acceptance",
-                         "  TASK Install the Slurm configuration", "    localhost: ok=",
-                         "deploy finished"):
+        for expected in (
+            "[1/3] generate",
+            "[2/3] ansible",
+            "[3/3] acceptance",
+            "  TASK Install the Slurm configuration",
+            "    localhost: ok=",
+            "deploy finished",
+        ):
             assert expected in first.stdout, expected
         assert _state(out) == {"generate": "done", "ansible": "done", "acceptance": "done"}
         log = (out / ".archform-deploy" / "deploy.log").read_text()
         assert "host localhost: ok=" in log and "TASK Run a job step" in log
-        job = subprocess.run(["srun", "--nodes=1", "--time=1", "hostname"],
-                             env=dict(os.environ, SLURM_CONF="/etc/slurm/slurm.conf"),
-                             capture_output=True, text=True, timeout=120, check=False)
+        job = subprocess.run(
+            ["srun", "--nodes=1", "--time=1", "hostname"],
+            env=dict(os.environ, SLURM_CONF="/etc/slurm/slurm.conf"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         assert job.returncode == 0, job.stderr
 
-        second = support.run_cli(["deploy", str(SMOKE), "-o", str(out)], env=env,
-                                 timeout=TIMEOUT)
+        second = support.run_cli(["deploy", str(SMOKE), "-o", str(out)], env=env, timeout=TIMEOUT)
         assert second.returncode == 0, second.stdout[-3000:] + second.stderr
         assert "ansible/site.yml: changed=0" in second.stdout, second.stdout[-3000:]
         assert " 0 written," in second.stdout
@@ -112,8 +124,9 @@ def test_deploy_bootstraps_is_idempotent_and_resumes_after_a_kill(tmp_path: Path
         assert _state(out)["ansible"] == "running"
         assert _state(out)["generate"] == "done"
 
-        resumed = support.run_cli(["deploy", str(SMOKE), "-o", str(out), "--from", "ansible"],
-                                  env=env, timeout=TIMEOUT)
+        resumed = support.run_cli(
+            ["deploy", str(SMOKE), "-o", str(out), "--from", "ansible"], env=env, timeout=TIMEOUT
+        )
         assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr
         assert "[1/3] generate" not in resumed.stdout
         assert "generate (done) -> ansible -> acceptance" in resumed.stdout

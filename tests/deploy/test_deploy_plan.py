@@ -37,9 +37,10 @@ def test_dry_run_prints_phases_and_hosts_and_touches_nothing(tmp_path: Path) -> 
 
 def test_dry_run_of_a_platform_lists_the_registry_stack_first(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = support.run_cli(["deploy", str(PLATFORM), "-o", str(out), "--dry-run",
-                            "--stack", "staging"],
-                           env={"PATH": _no_pulumi_path(tmp_path)})
+    proc = support.run_cli(
+        ["deploy", str(PLATFORM), "-o", str(out), "--dry-run", "--stack", "staging"],
+        env={"PATH": _no_pulumi_path(tmp_path)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert "phases: generate -> pulumi -> ansible -> acceptance" in proc.stdout
     assert "pulumi up sivaro/pulumi (stack staging, registry of sivaro)" in proc.stdout
@@ -49,8 +50,9 @@ def test_dry_run_of_a_platform_lists_the_registry_stack_first(tmp_path: Path) ->
 
 def test_missing_pulumi_cli_stops_before_doing_anything(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = support.run_cli(["deploy", str(PLATFORM), "-o", str(out)],
-                           env={"PATH": _no_pulumi_path(tmp_path)})
+    proc = support.run_cli(
+        ["deploy", str(PLATFORM), "-o", str(out)], env={"PATH": _no_pulumi_path(tmp_path)}
+    )
     assert proc.returncode == 2
     err = proc.stderr.strip().splitlines()
     assert len(err) == 1, proc.stderr
@@ -93,8 +95,11 @@ def test_pulumi_projects_run_registry_then_training_then_fleet(tmp_path: Path) -
     ]
     assert plan.pulumi[0].defaults == (("aws:region", "us-east-1"),)
     outputs = {p.role: p.outputs_file for p in plan.pulumi}
-    assert outputs == {"registry": None, "training": "sivaro-train/ansible/pulumi-outputs.json",
-                       "fleet": None}
+    assert outputs == {
+        "registry": None,
+        "training": "sivaro-train/ansible/pulumi-outputs.json",
+        "fleet": None,
+    }
     assert plan.ansible[0].inventory == "inventory/archform_inventory.py"
     assert plan.ansible[0].cloud
 

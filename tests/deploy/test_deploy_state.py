@@ -38,6 +38,7 @@ class Recorder:
                     real["generate"](ctx)
                 if phase in self.fail:
                     raise PhaseError(f"{phase} broke")
+
             return run
 
         return {p: make(p) for p in ("generate", "pulumi", "ansible", "acceptance")}
@@ -144,11 +145,17 @@ def test_rerunning_after_success_regenerates_nothing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     rec = Recorder()
     deploy(_ctx(out)[0], runners=rec.runners())
-    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()
-              and ".archform-deploy" not in p.parts}
+    before = {
+        p: p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and ".archform-deploy" not in p.parts
+    }
     ctx, console = _ctx(out)
     deploy(ctx, runners=rec.runners())
-    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()
-             and ".archform-deploy" not in p.parts}
+    after = {
+        p: p.read_bytes()
+        for p in out.rglob("*")
+        if p.is_file() and ".archform-deploy" not in p.parts
+    }
     assert after == before
     assert " 0 written," in console.export_text()

@@ -101,14 +101,16 @@ def tree(tmp_path: Path, endpoint: str) -> Path:
         (folder / "02-deployment-sivaro-serve.yaml").write_text(FLEET_DEPLOYMENT)
         (folder / "03-service-sivaro-serve.yaml").write_text(SERVICE)
     s3 = client(endpoint)
-    for page in s3.get_paginator("list_object_versions").paginate(Bucket="sivaro-models") \
-            if _bucket_exists(s3) else []:
+    for page in (
+        s3.get_paginator("list_object_versions").paginate(Bucket="sivaro-models")
+        if _bucket_exists(s3)
+        else []
+    ):
         for item in page.get("Versions", []) + page.get("DeleteMarkers", []):
             s3.delete_object(Bucket="sivaro-models", Key=item["Key"], VersionId=item["VersionId"])
     if not _bucket_exists(s3):
         s3.create_bucket(Bucket="sivaro-models")
-    s3.put_bucket_versioning(Bucket="sivaro-models",
-                             VersioningConfiguration={"Status": "Enabled"})
+    s3.put_bucket_versioning(Bucket="sivaro-models", VersioningConfiguration={"Status": "Enabled"})
     return out
 
 
@@ -141,31 +143,46 @@ def _deployments(tree: Path) -> dict[str, dict[str, Any]]:
 
 
 def _manifest_bytes(tree: Path) -> dict[str, bytes]:
-    return {p.relative_to(tree).as_posix(): p.read_bytes()
-            for p in sorted((tree / "sivaro-serve").rglob("*.yaml"))}
+    return {
+        p.relative_to(tree).as_posix(): p.read_bytes()
+        for p in sorted((tree / "sivaro-serve").rglob("*.yaml"))
+    }
 
 
 def _store_checksum(s3: Any, prefix: str) -> tuple[str, dict[str, Any]]:
     """Recompute the set checksum from the objects themselves (not from any manifest)."""
-    manifest = json.loads(s3.get_object(Bucket="sivaro-models",
-                                        Key=prefix + "manifest.json")["Body"].read())
+    manifest = json.loads(
+        s3.get_object(Bucket="sivaro-models", Key=prefix + "manifest.json")["Body"].read()
+    )
     listing = ""
-    keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket="sivaro-models",
-                                                       Prefix=prefix)["Contents"])
+    keys = sorted(
+        o["Key"] for o in s3.list_objects_v2(Bucket="sivaro-models", Prefix=prefix)["Contents"]
+    )
     for key in keys:
         if key == prefix + "manifest.json":
             continue
-        digest = hashlib.sha256(s3.get_object(Bucket="sivaro-models",
-                                              Key=key)["Body"].read()).hexdigest()
-        listing += f"{digest}  {key[len(prefix):]}\n"
+        digest = hashlib.sha256(
+            s3.get_object(Bucket="sivaro-models", Key=key)["Body"].read()
+        ).hexdigest()
+        listing += f"{digest}  {key[len(prefix) :]}\n"
     return "sha256:" + hashlib.sha256(listing.encode()).hexdigest(), manifest
 
 
 def _promote_cli(tree: Path, ckpt: Path, endpoint: str, *extra: str) -> Any:
     return support.run_cli(
-        ["promote", str(_config(tree)), "--checkpoint", str(ckpt), "--version", "v12000",
-         "--run-id", "run-42", *extra],
-        env=env(endpoint), timeout=180,
+        [
+            "promote",
+            str(_config(tree)),
+            "--checkpoint",
+            str(ckpt),
+            "--version",
+            "v12000",
+            "--run-id",
+            "run-42",
+            *extra,
+        ],
+        env=env(endpoint),
+        timeout=180,
     )
 
 
@@ -182,11 +199,17 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
     assert manifest["model"] == "sivaro-13b" and manifest["version"] == "v12000"
     assert manifest["source_run"] == "run-42" and manifest["created_at"] == "run-42"
     assert [f["path"] for f in manifest["files"]] == [
-        "config.json", "shards/model-00000.safetensors", "shards/model-00001.safetensors",
-        "shards/model-00002.safetensors"]
+        "config.json",
+        "shards/model-00000.safetensors",
+        "shards/model-00001.safetensors",
+        "shards/model-00002.safetensors",
+    ]
 
-    finish = [line.strip() for line in first.stdout.splitlines()
-              if line.strip().startswith("archform promote ")]
+    finish = [
+        line.strip()
+        for line in first.stdout.splitlines()
+        if line.strip().startswith("archform promote ")
+    ]
     assert len(finish) == 1, first.stdout
     args = shlex.split(finish[0])
     assert args[-1] == "--approve"
@@ -213,8 +236,9 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
         kubernetes_validate.validate(dep, "1.30.0", strict=True)  # raises when invalid
     text = (tree / "sivaro-serve/kubernetes/us-east-1/02-deployment-sivaro-serve.yaml").read_text()
     assert text.startswith("# kubernetes-version: 1.30\n"), "comments must survive"
-    assert (tree / "sivaro-serve/kubernetes/us-east-1/03-service-sivaro-serve.yaml").read_text() \
-        == SERVICE
+    assert (
+        tree / "sivaro-serve/kubernetes/us-east-1/03-service-sivaro-serve.yaml"
+    ).read_text() == SERVICE
 
 
 def test_automatic_approval_rolls_immediately_and_a_second_version_rolls_again(
@@ -231,8 +255,19 @@ def test_automatic_approval_rolls_immediately_and_a_second_version_rolls_again(
 
     (checkpoint / "config.json").write_text('{"layers": 40, "step": 13000}\n')
     again = support.run_cli(
-        ["promote", str(config), "--checkpoint", str(checkpoint), "--version", "v13000",
-         "--run-id", "run-43"], env=env(endpoint), timeout=180)
+        [
+            "promote",
+            str(config),
+            "--checkpoint",
+            str(checkpoint),
+            "--version",
+            "v13000",
+            "--run-id",
+            "run-43",
+        ],
+        env=env(endpoint),
+        timeout=180,
+    )
     assert again.returncode == 0, again.stderr
     template = _deployments(tree)["eu-west-1"]["spec"]["template"]
     recomputed, _ = _store_checksum(client(endpoint), "sivaro-13b/v13000/")
@@ -260,13 +295,21 @@ def test_an_object_tampered_with_after_upload_is_detected(
     other = client(endpoint)
 
     def tamper() -> None:
-        other.put_object(Bucket="sivaro-models",
-                         Key="sivaro-13b/v12000/shards/model-00001.safetensors",
-                         Body=b"not the weights")
+        other.put_object(
+            Bucket="sivaro-models",
+            Key="sivaro-13b/v12000/shards/model-00001.safetensors",
+            Body=b"not the weights",
+        )
 
     with pytest.raises(PromoteError) as caught:
-        promote(load_config(_config(tree)), checkpoint=checkpoint, version="v12000",
-                run_id="run-42", approve=True, after_upload=tamper)
+        promote(
+            load_config(_config(tree)),
+            checkpoint=checkpoint,
+            version="v12000",
+            run_id="run-42",
+            approve=True,
+            after_upload=tamper,
+        )
     assert len(caught.value.problems) == 1
     assert "shards/model-00001.safetensors: sha256" in caught.value.problems[0]
     assert _manifest_bytes(tree) == before, "a failed verification must not roll the fleet"
@@ -278,11 +321,17 @@ def test_missing_fleet_deployment_fails_before_upload(
     for key, value in env(endpoint).items():
         monkeypatch.setenv(key, value)
     for region in REGIONS:
-        (tree / "sivaro-serve" / "kubernetes" / region / "02-deployment-sivaro-serve.yaml"
-         ).write_text(SERVICE)
+        (
+            tree / "sivaro-serve" / "kubernetes" / region / "02-deployment-sivaro-serve.yaml"
+        ).write_text(SERVICE)
     with pytest.raises(UsageError, match="no Deployment named 'sivaro-serve'"):
-        promote(load_config(_config(tree)), checkpoint=checkpoint, version="v12000",
-                run_id="run-42", approve=True)
+        promote(
+            load_config(_config(tree)),
+            checkpoint=checkpoint,
+            version="v12000",
+            run_id="run-42",
+            approve=True,
+        )
     listed = client(endpoint).list_objects_v2(Bucket="sivaro-models", Prefix="sivaro-13b/")
     assert listed.get("KeyCount", 0) == 0, "nothing may be uploaded when the fleet is broken"
 
@@ -299,12 +348,23 @@ def test_a_tampered_manifest_is_detected_and_never_overwritten(
         other.put_object(Bucket="sivaro-models", Key=key, Body=b'{"schema": "nope"}')
 
     with pytest.raises(PromoteError) as caught:
-        promote(load_config(_config(tree)), checkpoint=checkpoint, version="v12000",
-                run_id="run-42", approve=True, after_upload=tamper)
-    assert any("manifest.json" in p and "not a valid manifest" in p
-               for p in caught.value.problems), caught.value.problems
+        promote(
+            load_config(_config(tree)),
+            checkpoint=checkpoint,
+            version="v12000",
+            run_id="run-42",
+            approve=True,
+            after_upload=tamper,
+        )
+    assert any(
+        "manifest.json" in p and "not a valid manifest" in p for p in caught.value.problems
+    ), caught.value.problems
     with pytest.raises(UsageError, match="refusing to publish over it"):
-        promote(load_config(_config(tree)), checkpoint=checkpoint, version="v12000",
-                run_id="run-42", approve=True)
-    assert other.get_object(Bucket="sivaro-models", Key=key)["Body"].read() == \
-        b'{"schema": "nope"}'
+        promote(
+            load_config(_config(tree)),
+            checkpoint=checkpoint,
+            version="v12000",
+            run_id="run-42",
+            approve=True,
+        )
+    assert other.get_object(Bucket="sivaro-models", Key=key)["Body"].read() == b'{"schema": "nope"}'

@@ -71,8 +71,11 @@ def test_bucket_policy_denies_plain_http_and_grants_nothing(run: Any) -> None:
     policy = _one(run, "aws:s3/bucketPolicy:BucketPolicy")["policy"]
     sts = statements(policy)
     assert all(st["Effect"] == "Deny" for st in sts)
-    deny = [st for st in sts if st.get("Condition", {}).get("Bool", {}).get(
-        "aws:SecureTransport") == "false"]
+    deny = [
+        st
+        for st in sts
+        if st.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport") == "false"
+    ]
     assert deny and deny[0]["Principal"] == "*"
     assert decision(policy, "s3:GetObject", f"{BUCKET}/sivaro-13b/v1/a.bin") == "deny"
 
@@ -106,9 +109,7 @@ def test_training_writer_can_put_the_model_prefix_only(run: Any) -> None:
     assert not allows(policy, "s3:PutObject", f"{BUCKET}/other-model/v1/x")
     assert not allows(policy, "s3:DeleteObject", obj)
     assert not allows(policy, "s3:PutBucketPolicy", BUCKET)
-    assert _attached(run, "sivaro-train-registry-writer") == [
-        run.outputs["writer_policy_arn"]
-    ]
+    assert _attached(run, "sivaro-train-registry-writer") == [run.outputs["writer_policy_arn"]]
 
 
 def test_inference_reader_can_read_but_never_write(run: Any) -> None:
@@ -116,23 +117,23 @@ def test_inference_reader_can_read_but_never_write(run: Any) -> None:
     obj = f"{BUCKET}/sivaro-13b/2026-11-30/model.safetensors"
     assert allows(policy, "s3:GetObject", obj)
     assert allows(policy, "s3:ListBucket", BUCKET)
-    for action in ("s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-                   "s3:PutObjectAcl"):
+    for action in ("s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:PutObjectAcl"):
         assert not allows(policy, action, obj), action
-    actions = {a for st in statements(policy) for a in
-               ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])}
+    actions = {
+        a
+        for st in statements(policy)
+        for a in ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])
+    }
     assert actions == {"s3:GetObject", "s3:ListBucket"}
-    assert _attached(run, "sivaro-serve-registry-reader") == [
-        run.outputs["reader_policy_arn"]
-    ]
+    assert _attached(run, "sivaro-serve-registry-reader") == [run.outputs["reader_policy_arn"]]
 
 
 def test_roles_trust_only_the_training_nodes_and_the_fleet_service_account(run: Any) -> None:
-    roles = {r.name: json.loads(r.inputs["assumeRolePolicy"])
-             for r in run.of_type("aws:iam/role:Role")}
+    roles = {
+        r.name: json.loads(r.inputs["assumeRolePolicy"]) for r in run.of_type("aws:iam/role:Role")
+    }
     writer = roles["sivaro-train-registry-writer"]["Statement"][0]
-    assert writer["Condition"]["ArnLike"]["aws:PrincipalArn"].endswith(
-        ":role/sivaro-train-node-*")
+    assert writer["Condition"]["ArnLike"]["aws:PrincipalArn"].endswith(":role/sivaro-train-node-*")
     reader = roles["sivaro-serve-registry-reader"]["Statement"][0]
     assert reader["Principal"] == {"Service": "pods.eks.amazonaws.com"}
     tags = reader["Condition"]["StringEquals"]
@@ -143,8 +144,11 @@ def test_roles_trust_only_the_training_nodes_and_the_fleet_service_account(run: 
 def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -> None:
     files = {f.path: f.content for f in build_files(load_paths([PLATFORM]))}
     config = json.loads(files["sivaro/promote/promote.json"])
-    assert config["registry"] == {"provider": "aws", "bucket": "sivaro-models",
-                                  "region": "us-east-1"}
+    assert config["registry"] == {
+        "provider": "aws",
+        "bucket": "sivaro-models",
+        "region": "us-east-1",
+    }
     assert config["model"] == "sivaro-13b"
     assert config["approval"] == "manual"
     assert config["fleet"]["manifest_dirs"] == [
@@ -155,8 +159,9 @@ def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -
 
 
 def test_unsupported_registry_provider_is_a_usage_error(tmp_path: Path) -> None:
-    text = PLATFORM.read_text().replace("registry:\n  provider: aws",
-                                        "registry:\n  provider: azure")
+    text = PLATFORM.read_text().replace(
+        "registry:\n  provider: aws", "registry:\n  provider: azure"
+    )
     assert "provider: azure" in text
     blueprint = tmp_path / "platform.yaml"
     blueprint.write_text(text)
@@ -207,10 +212,14 @@ def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -
     roles = {}
     for name, grant in grants.items():
         roles.setdefault(name.split("-")[0], set()).add(grant["role"])
-        assert 'startsWith("projects/_/buckets/sivaro-models/objects/sivaro-13b/")' in \
-            grant["condition"]["expression"], name
-    assert roles == {"writer": {"roles/storage.objectCreator", "roles/storage.objectViewer"},
-                     "reader": {"roles/storage.objectViewer"}}  # reader cannot create
+        assert (
+            'startsWith("projects/_/buckets/sivaro-models/objects/sivaro-13b/")'
+            in grant["condition"]["expression"]
+        ), name
+    assert roles == {
+        "writer": {"roles/storage.objectCreator", "roles/storage.objectViewer"},
+        "reader": {"roles/storage.objectViewer"},
+    }  # reader cannot create
     wi = _one(run, "gcp:serviceaccount/iAMMember:IAMMember")
     assert wi["role"] == "roles/iam.workloadIdentityUser"
     assert wi["member"] == "serviceAccount:proj-1.svc.id.goog[sivaro-serve/model-reader]"
