@@ -63,7 +63,12 @@ def builtin_checks() -> list[Check]:
 
 
 def verify_tree(root: Path) -> list[Result]:
-    """Run every applicable check over a generated tree."""
+    """Run every applicable check over a generated tree.
+
+    The tree is resolved first: the tools run with other working folders (ansible-lint's
+    ``--project-dir`` refuses a relative path that does not exist from its own cwd).
+    """
+    root = root.resolve()
     results: list[Result] = []
     for check in builtin_checks():
         if check.applies(root):
