@@ -141,10 +141,28 @@ def resource_detail(resource: MockResource) -> dict[str, Any]:
     return {"type": resource.type, "name": resource.name, "args": args}
 
 
+def preview_steps(run: MockRun, stack: str = "mock") -> list[dict[str, Any]]:
+    """Every registered resource with its full inputs, shaped like `pulumi preview --json` steps.
+
+    Each step is ``{"op": "create", "urn": ..., "newState": {"type", "inputs", "provider"}}``
+    (the fields of a preview step a policy engine reads), in registration order. The URN has
+    no parent-type chain: the mock records the type and name a resource was registered with.
+    """
+    return [
+        {
+            "op": "create",
+            "urn": f"urn:pulumi:{stack}::{run.project}::{r.type}::{r.name}",
+            "newState": {"type": r.type, "inputs": r.inputs, "provider": r.provider},
+        }
+        for r in run.resources
+    ]
+
+
 def summary(path: str, run: MockRun, mocked: list[str]) -> dict[str, Any]:
-    """The plan of one project: counts by type, per-resource details, mocked config keys."""
+    """The plan of one project: counts, key arguments, full preview steps, mocked config keys."""
     return {
         "path": path,
+        "steps": preview_steps(run),
         "resources": run.counts(),
         "details": sorted(
             (d for d in map(resource_detail, run.resources) if d["args"]),

@@ -100,3 +100,62 @@ def test_plan_config_overrides_replace_mock_values() -> None:
     assert project["mock_config"] == []
     bad = run_cli(["plan", str(path), "-c", "no-equals-sign"])
     assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("blueprint", "module"),
+    [
+        ("aws-p5-efa-fsx.yaml", "pulumi_aws"),
+        ("gcp-a3-mega-tcpxo.yaml", "pulumi_gcp"),
+        ("azure-nd-h100-v5.yaml", "pulumi_azure_native"),
+    ],
+)
+def test_plan_json_carries_every_resource_with_full_inputs(blueprint: str, module: str) -> None:
+    """Like `pulumi preview --json`: one step per resource, inputs whole, not only key args."""
+    require_module("pulumi", module)
+    result = run_cli(["plan", str(BLUEPRINTS / blueprint), "--format", "json"], timeout=300)
+    assert result.returncode == 0, result.stderr
+    for project in json.loads(result.stdout)["projects"]:
+        steps = project["steps"]
+        assert len(steps) == sum(project["resources"].values())
+        urns = [s["urn"] for s in steps]
+        assert len(set(urns)) == len(urns), "URNs must be unique"
+        by_type: dict[str, int] = {}
+        for step in steps:
+            assert step["op"] == "create"
+            assert step["urn"].endswith(
+                f"::{step['newState']['type']}::" + step["urn"].split("::")[-1]
+            )
+            by_type[step["newState"]["type"]] = by_type.get(step["newState"]["type"], 0) + 1
+        assert by_type == project["resources"]
+        # Each summarised key argument is also in the full inputs, with the same value
+        # (network interfaces are summarised, so they are compared by count only).
+        inputs = {
+            s["urn"].split("::")[-1] + "|" + s["newState"]["type"]: s["newState"]["inputs"]
+            for s in steps
+        }
+        for detail in project["details"]:
+            full = inputs[detail["name"] + "|" + detail["type"]]
+            for key, value in detail["args"].items():
+                if key != "networkInterfaces":
+                    assert full[key] == value, (detail["name"], key)
+
+
+def test_plan_json_inputs_include_arguments_beyond_the_key_ones() -> None:
+    """A reviewer can check IMDSv2 and volume encryption, which the key-argument list omits."""
+    require_module("pulumi", "pulumi_aws")
+    result = run_cli(
+        ["plan", str(BLUEPRINTS / "aws-p5-efa-fsx.yaml"), "--format", "json"], timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    (project,) = json.loads(result.stdout)["projects"]
+    templates = [
+        s["newState"]["inputs"]
+        for s in project["steps"]
+        if s["newState"]["type"] == "aws:ec2/launchTemplate:LaunchTemplate"
+    ]
+    assert templates
+    for lt in templates:
+        assert lt["metadataOptions"]["httpTokens"] == "required"
+        for device in lt["blockDeviceMappings"]:
+            assert device["ebs"]["encrypted"] in (True, "true")
