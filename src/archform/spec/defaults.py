@@ -7,18 +7,12 @@ fabric that differs from the instance's is kept as written and judged by the lin
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.source import RawDocument
-
-# Families that are GPU machines on each cloud: an unknown name in one of them needs `gpu:`.
-_GPU_FAMILY = re.compile(
-    r"^(p\d|g\d|trn\d|inf\d|dl\d|a\d-|g2-|a2-|a3-|a4|ct\d|standard_n[cdv])", re.IGNORECASE
-)
 
 
 def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
@@ -102,7 +96,7 @@ def _fill_group(
         suggestions = catalog.suggest_instance(
             itype, provider if isinstance(provider, str) else None
         )
-        gpu_like = bool(_GPU_FAMILY.match(itype)) or any(
+        gpu_like = catalog.gpu_like(itype) or any(
             (s := catalog.instance(name)) is not None and s.is_gpu for name in suggestions
         )
         if gpu_like and gpu is None:

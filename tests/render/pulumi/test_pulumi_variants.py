@@ -11,7 +11,7 @@ from archform.render.generate import build_files
 from archform.render.targets.pulumi_aws import network_cards
 from archform.render.targets.pulumi_gcp import gpu_networks
 from archform.render.writer import write_tree
-from archform.spec import UsageError, load_text
+from archform.spec import SpecError, load_text
 from support import BLUEPRINTS, require_module, run_cli
 
 
@@ -118,23 +118,27 @@ def test_capacity_block_without_reservation_id_fails_with_a_hint(tmp_path: Path)
 
 def test_azure_refuses_more_nodes_than_one_placement_group(tmp_path: Path) -> None:
     text = _variant("azure-nd-h100-v5", ("  nodes: 16\n", "  nodes: 101\n"))
-    with pytest.raises(UsageError, match="at most 100"):
-        build_files(load_text(text))
+    with pytest.raises(SpecError, match="at most 100"):
+        load_text(text)
     blueprint = tmp_path / "big.yaml"
     blueprint.write_text(text, "utf-8")
-    result = run_cli(["generate", str(blueprint), "-o", str(tmp_path / "out")])
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "at most 100" in lines[0] and "hint:" in lines[0]
+    line = text.splitlines().index("  nodes: 101") + 1
+    for command in (["validate", str(blueprint)], ["generate", str(blueprint), "-o", "out"]):
+        result = run_cli(command, cwd=tmp_path)
+        assert result.returncode == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "at most 100" in lines[0] and "hint:" in lines[0]
+        assert lines[0].startswith(f"{blueprint}:{line}:10: error: compute.nodes: ")
 
 
 def test_fsx_tier_outside_persistent_2_is_refused() -> None:
     text = _variant(
         "aws-p5-efa-fsx", ("throughput_mbps_per_tib: 500", "throughput_mbps_per_tib: 200")
     )
-    with pytest.raises(UsageError, match="no 200 MB/s/TiB tier") as info:
-        build_files(load_text(text))
-    assert "125, 250, 500 or 1000" in info.value.hint
+    with pytest.raises(SpecError, match="no 200 MB/s/TiB tier") as info:
+        load_text(text)
+    assert "125, 250, 500 or 1000" in info.value.problems[0].hint
+    assert info.value.problems[0].path == "storage[1].throughput_mbps_per_tib"
 
 
 @pytest.mark.integration
