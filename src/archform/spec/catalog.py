@@ -126,9 +126,11 @@ class Catalog:
         lustre: dict[str, LustreService] | None = None,
         limits: Limits | None = None,
         gpu_type_pattern: str = "",
+        server_images: dict[str, str] | None = None,
     ) -> None:
         self.gpus = gpus
         self.instances = instances
+        self.server_images = server_images or {}
         self._gpu_type = re.compile(gpu_type_pattern, re.IGNORECASE) if gpu_type_pattern else None
         self.lustre = lustre or {}
         self.limits = limits or Limits(100, "")
@@ -268,7 +270,8 @@ def _load(override: str | None) -> Catalog:
         int(vmss.get("single_placement_group_max_vms", 100)), str(vmss.get("source", ""))
     )
     pattern = str((data.get("naming") or {}).get("gpu_type_pattern", ""))
-    return Catalog(gpus, instances, lustre, limits, pattern)
+    images = {kind: str(raw["image"]) for kind, raw in sorted((data.get("servers") or {}).items())}
+    return Catalog(gpus, instances, lustre, limits, pattern, images)
 
 
 def load_catalog() -> Catalog:

@@ -1,4 +1,4 @@
-"""Fill `gpu`, `cpu`, `memory_gib` and `fabric` defaults from the hardware catalog.
+"""Fill `gpu`, `cpu`, `memory_gib`, `fabric`, Lustre capacity and server image defaults.
 
 Runs on plain data before validation, so the resolved blueprint shows every default.
 A GPU model or count that disagrees with the instance type is an error here; a declared
@@ -36,11 +36,35 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
                         _fill_group(doc, catalog, group, loc, provider, problems)
             if info is not None:
                 _fill_fabric(data, info)
+        _fill_lustre_capacity(catalog, data.get("storage"), provider)
     elif kind == "InferenceFleet":
         pool = data.get("gpu_pool")
         if isinstance(pool, dict):
             _fill_group(doc, catalog, pool, ("gpu_pool",), provider, problems, cpu=False)
+        server = data.get("server")
+        if isinstance(server, dict) and "image" not in server:
+            image = catalog.server_images.get(str(server.get("kind", "vllm")))
+            if image is not None:
+                server["image"] = image
     return problems
+
+
+def _fill_lustre_capacity(catalog: Catalog, storage: Any, provider: Any) -> None:
+    """A cloud Lustre entry without capacity_tib gets the service's minimum for its tier."""
+    service = catalog.lustre.get(provider) if isinstance(provider, str) else None
+    if service is None or not isinstance(storage, list):
+        return
+    for entry in storage:
+        if not isinstance(entry, dict) or entry.get("kind") != "lustre":
+            continue
+        if "capacity_tib" in entry:
+            continue
+        tier = entry.get("throughput_mbps_per_tib")
+        rule = (service.tier(tier) if isinstance(tier, int) else None) or service.tier(
+            service.default_tier
+        )
+        if rule is not None:
+            entry["capacity_tib"] = rule.min_gib / 1024
 
 
 def _get(data: dict[str, Any], *keys: str) -> Any:

@@ -141,7 +141,7 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         },
         "server": {
             "kind": fleet.server.kind,
-            "image": fleet.server.image,
+            "image": fleet.server.container_image,
             "tp": tp,
             "port": fleet.server.port,
             "load_time_seconds": fleet.server.load_time_seconds,

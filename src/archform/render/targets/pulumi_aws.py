@@ -84,7 +84,7 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
         tier = s.throughput_mbps_per_tib or fsx.default_tier
         # SCRATCH_2 shares the PERSISTENT_2 capacity rule: 1,200 GiB, then 2,400 GiB steps.
         rule = fsx.tier(tier) or fsx.tiers[0]
-        capacity = s.capacity_tib * 1024
+        capacity = s.size_tib * 1024
         gib = rule.min_gib if capacity <= rule.min_gib else round_up(capacity, rule.step_gib)
         source = s.source
         out.append(

@@ -90,7 +90,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             {
                 "name": s.name,
                 "sku": f"AMLFS-Durable-Premium-{tier}",
-                "capacity_tib": round_up(s.capacity_tib * 1024, rule.step_gib) // 1024,
+                "capacity_tib": round_up(s.size_tib * 1024, rule.step_gib) // 1024,
                 "source": s.source,
                 "mount": s.mount,
             }
@@ -114,7 +114,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                     "name": s.name,
                     "account": _account_name(cluster.name, s.name),
                     "share": re.sub(r"[^a-z0-9-]", "-", s.name)[:63],
-                    "quota_gib": max(AZURE_FILES_MIN_GIB, round_up(s.capacity_tib * 1024, 1)),
+                    "quota_gib": max(AZURE_FILES_MIN_GIB, round_up(s.size_tib * 1024, 1)),
                     "mount": s.mount,
                 }
                 for s in nfs_entries(cluster)

@@ -66,7 +66,7 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
                 "name": s.name,
                 "filesystem": _fs_name(s.name),
                 "per_unit_storage_throughput": tier,
-                "capacity_gib": round_up(s.capacity_tib * 1024, rule.step_gib),
+                "capacity_gib": round_up(s.size_tib * 1024, rule.step_gib),
                 "source": s.source,
                 "mount": s.mount,
             }
@@ -110,9 +110,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             {
                 "name": s.name,
                 "share": re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
-                "capacity_gib": max(
-                    FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.capacity_tib * 1024, 1)
-                ),
+                "capacity_gib": max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.size_tib * 1024, 1)),
                 "mount": s.mount,
             }
         )
