@@ -67,8 +67,8 @@ class InstanceInfo:
     mtu: int | None = None
     boot_disk_type: str | None = None
     gke_accelerator: str | None = None
-    # AWS: "per_card" (one EFA with ENA on device 0 of each card) or "ena_primary"
-    # (ENA primary on card 0, EFA-only devices on every card).
+    # AWS: "per_card" (one EFA with ENA on device 0 of each card), "ena_primary" (ENA primary
+    # on card 0, EFA-only devices on every card) or "even_odd" (GB200: efa / efa-only cards).
     efa_layout: str | None = None
     nccl_topo_file: str | None = None
 

@@ -42,7 +42,10 @@ def _run(text: str, tmp_path: Path, config: dict[str, str] | None = None) -> Any
         ("p5en.48xlarge", 16, 16, "interface"),
         ("p6-b200.48xlarge", 8, 8, "interface"),
         ("p4d.24xlarge", 4, 4, "efa"),
+        ("p6e-gb200.36xlarge", 8, 8, "efa"),  # even cards efa, odd efa-only (ParallelCluster)
         ("g5.12xlarge", 1, 1, "efa"),
+        ("g6.8xlarge", 1, 1, "efa"),
+        ("g6.4xlarge", 1, 0, "interface"),
         ("m6i.2xlarge", 1, 0, "interface"),
     ],
 )
@@ -62,6 +65,15 @@ def test_gcp_network_layouts_per_family() -> None:
     ultra = gpu_networks("a3-ultragpu-8g")
     assert (len(ultra["gvnic"]), len(ultra["rdma"]), ultra["mtu"]) == (1, 8, 8896)
     assert gpu_networks("a4-highgpu-8g") == ultra
+    a4x = gpu_networks("a4x-highgpu-4g")  # one CX-7 RDMA NIC per GB200 GPU
+    assert (len(a4x["gvnic"]), len(a4x["rdma"]), a4x["mtu"]) == (1, 4, 8896)
+    # the small A3 High sizes have no GPUDirect NICs: the default network only
+    assert gpu_networks("a3-highgpu-4g") == {"gvnic": [], "rdma": [], "mtu": 1460}
+
+
+def test_gb200_cards_alternate_efa_and_efa_only() -> None:
+    layout = network_cards("p6e-gb200.36xlarge")
+    assert [n["interface_type"] for n in layout[:4]] == ["efa", "efa-only", "efa", "efa-only"]
 
 
 @pytest.mark.integration

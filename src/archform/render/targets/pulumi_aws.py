@@ -35,6 +35,7 @@ def network_cards(instance_type: str | None) -> list[dict[str, Any]]:
     p5e, p5en, p6): the primary interface (card 0, device 0) is ENA (`interface`; EFA-only
     cannot be primary), then `efa-only` on card 0 device 1 and on device 0 of every other
     card. `efa_layout: per_card` (p4d/p4de): `efa` (EFA with ENA) on device 0 of each card.
+    `even_odd` (p6e-gb200): `efa` on even card indices, `efa-only` on odd ones.
     Single-EFA types: one `efa`. Others: one ENA.
     Source: EC2 user guide efa-acc-inst-types.
     """
@@ -44,6 +45,15 @@ def network_cards(instance_type: str | None) -> list[dict[str, Any]]:
     cards = info.fabric_interfaces
     if cards == 1:
         return [{"network_card_index": 0, "device_index": 0, "interface_type": "efa"}]
+    if info.efa_layout == "even_odd":
+        return [
+            {
+                "network_card_index": i,
+                "device_index": 0,
+                "interface_type": "efa" if i % 2 == 0 else "efa-only",
+            }
+            for i in range(cards)
+        ]
     if info.efa_layout == "per_card":
         return [
             {"network_card_index": i, "device_index": 0, "interface_type": "efa"}
