@@ -108,6 +108,30 @@ def test_a3_ultra_gets_roce_network_profile_and_mrdma_nics(tmp_path: Path) -> No
 
 
 @pytest.mark.integration
+def test_a4x_family_facts_reach_the_program(tmp_path: Path) -> None:
+    """a4x-highgpu-4g (catalog family a4x-highgpu): 4 RDMA subnets, MTU 8896, Hyperdisk."""
+    run = _run(_variant("gcp-a3-mega-tcpxo", ("a3-megagpu-8g", "a4x-highgpu-4g")), tmp_path)
+    networks = run.of_type("gcp:compute/network:Network")
+    assert {n.inputs["mtu"] for n in networks} == {8896}
+    rdma_subnets = [s for s in run.of_type("gcp:compute/subnetwork:Subnetwork") if "rdma" in s.name]
+    assert len(rdma_subnets) == 4
+    node = next(i for i in run.of_type("gcp:compute/instance:Instance") if "-gpu" in i.name)
+    assert node.inputs["machineType"] == "a4x-highgpu-4g"
+    types = [n["nicType"] for n in node.inputs["networkInterfaces"]]
+    assert types == ["GVNIC", "GVNIC"] + ["MRDMA"] * 4
+    assert node.inputs["bootDisk"]["initializeParams"]["type"] == "hyperdisk-balanced"
+
+
+@pytest.mark.integration
+def test_gb200_launch_template_alternates_efa_and_efa_only(tmp_path: Path) -> None:
+    run = _run(_variant("aws-p5-efa-fsx", ("p5.48xlarge", "p6e-gb200.36xlarge")), tmp_path)
+    lts = {r.name: r.inputs for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    nics = lts["aws-p5-train-gpu"]["networkInterfaces"]
+    assert [n["interfaceType"] for n in nics] == ["efa", "efa-only"] * 4
+    assert [n["networkCardIndex"] for n in nics] == list(range(8))
+
+
+@pytest.mark.integration
 def test_spread_colocation_has_no_placement_group(tmp_path: Path) -> None:
     run = _run(
         _variant("aws-p5-efa-fsx", ("colocation: cluster ", "colocation: spread  ")), tmp_path
