@@ -158,17 +158,19 @@ def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -
     assert "archform promote promote.json" in readme and "--approve" in readme
 
 
-def test_unsupported_registry_provider_is_a_usage_error(tmp_path: Path) -> None:
+def test_unsupported_registry_provider_is_refused_at_validate(tmp_path: Path) -> None:
     text = PLATFORM.read_text().replace(
         "registry:\n  provider: aws", "registry:\n  provider: azure"
     )
     assert "provider: azure" in text
     blueprint = tmp_path / "platform.yaml"
     blueprint.write_text(text)
-    proc = support.run_cli(["generate", str(blueprint), "-o", str(tmp_path / "out")])
-    assert proc.returncode == 2, proc.stderr
-    assert "registry on azure is not supported yet" in proc.stderr
-    assert "hint:" in proc.stderr
+    line = text.splitlines().index("  provider: azure") + 1
+    for command in (["validate", str(blueprint)], ["generate", str(blueprint), "-o", "out"]):
+        proc = support.run_cli(command, cwd=tmp_path)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"{blueprint}:{line}:13: error: registry.provider: "), proc
+        assert "model registry on azure" in proc.stderr and "hint:" in proc.stderr
     assert not (tmp_path / "out").exists()
 
 

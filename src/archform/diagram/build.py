@@ -154,7 +154,7 @@ class _Builder:
                 self.ids.make("n", fleet.name, region, "server"),
                 (
                     f"{server.kind} model server",
-                    server.image,
+                    server.container_image,
                     f"tensor parallel {server.tensor_parallel}",
                 ),
                 "round",
@@ -222,10 +222,12 @@ class _Builder:
 
 
 def _storage(store: Storage) -> tuple[str, ...]:
-    size = f"{_num(store.capacity_tib)} TiB"
+    sizes = [] if store.capacity_tib is None else [f"{_num(store.capacity_tib)} TiB"]
     if store.throughput_mbps_per_tib:
-        size += f", {store.throughput_mbps_per_tib} MB/s per TiB"
-    lines = [f"{store.name}: {store.kind}", store.purpose.replace("_", " "), size]
+        sizes.append(f"{store.throughput_mbps_per_tib} MB/s per TiB")
+    lines = [f"{store.name}: {store.kind}", store.purpose.replace("_", " ")]
+    if sizes:
+        lines.append(", ".join(sizes))
     if store.source:
         lines.append(f"from {store.source}")
     return tuple(lines)

@@ -1,4 +1,4 @@
-"""Fill `gpu`, `cpu`, `memory_gib` and `fabric` defaults from the hardware catalog.
+"""Fill `gpu`, `cpu`, `memory_gib`, `fabric`, Lustre capacity and server image defaults.
 
 Runs on plain data before validation, so the resolved blueprint shows every default.
 A GPU model or count that disagrees with the instance type is an error here; a declared
@@ -7,18 +7,12 @@ fabric that differs from the instance's is kept as written and judged by the lin
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.source import RawDocument
-
-# Families that are GPU machines on each cloud: an unknown name in one of them needs `gpu:`.
-_GPU_FAMILY = re.compile(
-    r"^(p\d|g\d|trn\d|inf\d|dl\d|a\d-|g2-|a2-|a3-|a4|ct\d|standard_n[cdv])", re.IGNORECASE
-)
 
 
 def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
@@ -42,11 +36,35 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
                         _fill_group(doc, catalog, group, loc, provider, problems)
             if info is not None:
                 _fill_fabric(data, info)
+        _fill_lustre_capacity(catalog, data.get("storage"), provider)
     elif kind == "InferenceFleet":
         pool = data.get("gpu_pool")
         if isinstance(pool, dict):
             _fill_group(doc, catalog, pool, ("gpu_pool",), provider, problems, cpu=False)
+        server = data.get("server")
+        if isinstance(server, dict) and "image" not in server:
+            image = catalog.server_images.get(str(server.get("kind", "vllm")))
+            if image is not None:
+                server["image"] = image
     return problems
+
+
+def _fill_lustre_capacity(catalog: Catalog, storage: Any, provider: Any) -> None:
+    """A cloud Lustre entry without capacity_tib gets the service's minimum for its tier."""
+    service = catalog.lustre.get(provider) if isinstance(provider, str) else None
+    if service is None or not isinstance(storage, list):
+        return
+    for entry in storage:
+        if not isinstance(entry, dict) or entry.get("kind") != "lustre":
+            continue
+        if "capacity_tib" in entry:
+            continue
+        tier = entry.get("throughput_mbps_per_tib")
+        rule = (service.tier(tier) if isinstance(tier, int) else None) or service.tier(
+            service.default_tier
+        )
+        if rule is not None:
+            entry["capacity_tib"] = rule.min_gib / 1024
 
 
 def _get(data: dict[str, Any], *keys: str) -> Any:
@@ -102,7 +120,7 @@ def _fill_group(
         suggestions = catalog.suggest_instance(
             itype, provider if isinstance(provider, str) else None
         )
-        gpu_like = bool(_GPU_FAMILY.match(itype)) or any(
+        gpu_like = catalog.gpu_like(itype) or any(
             (s := catalog.instance(name)) is not None and s.is_gpu for name in suggestions
         )
         if gpu_like and gpu is None:

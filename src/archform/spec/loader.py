@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from archform.spec.buildable import check_buildable
 from archform.spec.defaults import fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem
@@ -120,6 +121,8 @@ def validate_document(raw: RawDocument) -> Document:
     except ValidationError as exc:
         problems.extend(problems_from(exc, raw, model_cls))
         model = None
+    if model is not None and not problems:
+        problems.extend(check_buildable(raw.file, raw.source, model))
     if problems:
         problems.sort(key=lambda p: (p.secondary, p.line, p.column))
         raise SpecError(problems)
@@ -199,7 +202,7 @@ def _check_platform(
                     doc.file,
                     pos.line,
                     pos.column,
-                    f"inference: {target!r} is not an InferenceFleet but a Platform",
+                    f"inference: {target!r} is not an InferenceFleet but {_a(found.kind)}",
                     "name the InferenceFleet that serves the weights",
                     field,
                 )

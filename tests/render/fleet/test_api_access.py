@@ -11,8 +11,7 @@ from ruamel.yaml import YAML
 
 import support
 from archform.render.generate import build_files
-from archform.render.targets.fleet_view import fleet_view
-from archform.spec import InferenceFleet, UsageError, load_text
+from archform.spec import InferenceFleet, SpecError, load_text
 from support.fleet_cases import GCP_FIXTURE, PROVIDERS, _dump, variant
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -77,13 +76,13 @@ def test_public_cidr_restricts_a_public_endpoint(provider: str, tmp_path: Path) 
             assert c["apiServerAccessProfile"] == {"authorizedIPRanges": ["35.190.0.0/24"]}
 
 
-def test_tensor_parallel_larger_than_a_node_is_a_usage_error() -> None:
+def test_tensor_parallel_larger_than_a_node_is_refused_at_load() -> None:
     raw = dict(RAW)
     raw["server"] = {**raw["server"], "tensor_parallel": 4}  # g2-standard-24 has 2 GPUs
-    doc = load_text(_dump(raw)).of_kind(InferenceFleet)[0]
-    assert isinstance(doc.model, InferenceFleet)
-    with pytest.raises(UsageError, match="tensor_parallel 4 exceeds the 2 GPUs"):
-        fleet_view(doc.model)
+    with pytest.raises(SpecError, match="tensor_parallel 4 exceeds the 2 GPUs") as info:
+        load_text(_dump(raw))
+    assert info.value.problems[0].path == "server.tensor_parallel"
+    assert "at most 2" in info.value.problems[0].hint
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from archform.render.generate import build_files
 from archform.render.targets.pulumi_aws import network_cards
 from archform.render.targets.pulumi_gcp import gpu_networks
 from archform.render.writer import write_tree
-from archform.spec import UsageError, load_text
+from archform.spec import SpecError, load_text
 from support import BLUEPRINTS, require_module, run_cli
 
 
@@ -42,7 +42,10 @@ def _run(text: str, tmp_path: Path, config: dict[str, str] | None = None) -> Any
         ("p5en.48xlarge", 16, 16, "interface"),
         ("p6-b200.48xlarge", 8, 8, "interface"),
         ("p4d.24xlarge", 4, 4, "efa"),
+        ("p6e-gb200.36xlarge", 8, 8, "efa"),  # even cards efa, odd efa-only (ParallelCluster)
         ("g5.12xlarge", 1, 1, "efa"),
+        ("g6.8xlarge", 1, 1, "efa"),
+        ("g6.4xlarge", 1, 0, "interface"),
         ("m6i.2xlarge", 1, 0, "interface"),
     ],
 )
@@ -62,6 +65,15 @@ def test_gcp_network_layouts_per_family() -> None:
     ultra = gpu_networks("a3-ultragpu-8g")
     assert (len(ultra["gvnic"]), len(ultra["rdma"]), ultra["mtu"]) == (1, 8, 8896)
     assert gpu_networks("a4-highgpu-8g") == ultra
+    a4x = gpu_networks("a4x-highgpu-4g")  # one CX-7 RDMA NIC per GB200 GPU
+    assert (len(a4x["gvnic"]), len(a4x["rdma"]), a4x["mtu"]) == (1, 4, 8896)
+    # the small A3 High sizes have no GPUDirect NICs: the default network only
+    assert gpu_networks("a3-highgpu-4g") == {"gvnic": [], "rdma": [], "mtu": 1460}
+
+
+def test_gb200_cards_alternate_efa_and_efa_only() -> None:
+    layout = network_cards("p6e-gb200.36xlarge")
+    assert [n["interface_type"] for n in layout[:4]] == ["efa", "efa-only", "efa", "efa-only"]
 
 
 @pytest.mark.integration
@@ -96,6 +108,30 @@ def test_a3_ultra_gets_roce_network_profile_and_mrdma_nics(tmp_path: Path) -> No
 
 
 @pytest.mark.integration
+def test_a4x_family_facts_reach_the_program(tmp_path: Path) -> None:
+    """a4x-highgpu-4g (catalog family a4x-highgpu): 4 RDMA subnets, MTU 8896, Hyperdisk."""
+    run = _run(_variant("gcp-a3-mega-tcpxo", ("a3-megagpu-8g", "a4x-highgpu-4g")), tmp_path)
+    networks = run.of_type("gcp:compute/network:Network")
+    assert {n.inputs["mtu"] for n in networks} == {8896}
+    rdma_subnets = [s for s in run.of_type("gcp:compute/subnetwork:Subnetwork") if "rdma" in s.name]
+    assert len(rdma_subnets) == 4
+    node = next(i for i in run.of_type("gcp:compute/instance:Instance") if "-gpu" in i.name)
+    assert node.inputs["machineType"] == "a4x-highgpu-4g"
+    types = [n["nicType"] for n in node.inputs["networkInterfaces"]]
+    assert types == ["GVNIC", "GVNIC"] + ["MRDMA"] * 4
+    assert node.inputs["bootDisk"]["initializeParams"]["type"] == "hyperdisk-balanced"
+
+
+@pytest.mark.integration
+def test_gb200_launch_template_alternates_efa_and_efa_only(tmp_path: Path) -> None:
+    run = _run(_variant("aws-p5-efa-fsx", ("p5.48xlarge", "p6e-gb200.36xlarge")), tmp_path)
+    lts = {r.name: r.inputs for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate")}
+    nics = lts["aws-p5-train-gpu"]["networkInterfaces"]
+    assert [n["interfaceType"] for n in nics] == ["efa", "efa-only"] * 4
+    assert [n["networkCardIndex"] for n in nics] == list(range(8))
+
+
+@pytest.mark.integration
 def test_spread_colocation_has_no_placement_group(tmp_path: Path) -> None:
     run = _run(
         _variant("aws-p5-efa-fsx", ("colocation: cluster ", "colocation: spread  ")), tmp_path
@@ -118,23 +154,27 @@ def test_capacity_block_without_reservation_id_fails_with_a_hint(tmp_path: Path)
 
 def test_azure_refuses_more_nodes_than_one_placement_group(tmp_path: Path) -> None:
     text = _variant("azure-nd-h100-v5", ("  nodes: 16\n", "  nodes: 101\n"))
-    with pytest.raises(UsageError, match="at most 100"):
-        build_files(load_text(text))
+    with pytest.raises(SpecError, match="at most 100"):
+        load_text(text)
     blueprint = tmp_path / "big.yaml"
     blueprint.write_text(text, "utf-8")
-    result = run_cli(["generate", str(blueprint), "-o", str(tmp_path / "out")])
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "at most 100" in lines[0] and "hint:" in lines[0]
+    line = text.splitlines().index("  nodes: 101") + 1
+    for command in (["validate", str(blueprint)], ["generate", str(blueprint), "-o", "out"]):
+        result = run_cli(command, cwd=tmp_path)
+        assert result.returncode == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "at most 100" in lines[0] and "hint:" in lines[0]
+        assert lines[0].startswith(f"{blueprint}:{line}:10: error: compute.nodes: ")
 
 
 def test_fsx_tier_outside_persistent_2_is_refused() -> None:
     text = _variant(
         "aws-p5-efa-fsx", ("throughput_mbps_per_tib: 500", "throughput_mbps_per_tib: 200")
     )
-    with pytest.raises(UsageError, match="no 200 MB/s/TiB tier") as info:
-        build_files(load_text(text))
-    assert "125, 250, 500 or 1000" in info.value.hint
+    with pytest.raises(SpecError, match="no 200 MB/s/TiB tier") as info:
+        load_text(text)
+    assert "125, 250, 500 or 1000" in info.value.problems[0].hint
+    assert info.value.problems[0].path == "storage[1].throughput_mbps_per_tib"
 
 
 @pytest.mark.integration

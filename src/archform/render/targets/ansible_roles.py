@@ -141,7 +141,7 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ("fabric_rate_gbps_per_rail", rate_per_rail),
         ("fabric_gpudirect_rdma", bool(fabric["gpudirect_rdma"])),
         ("fabric_hcas", fabric["hcas"] or []),
-        ("fabric_azure_topo_file", nccl.AZURE_TOPO_FILES.get(first["instance_type"] or "", "")),
+        ("fabric_azure_topo_file", nccl.topo_file(first["instance_type"]) or ""),
         ("lustre_mounts", storage_mounts(view, "lustre")),
         ("lustre_client_packages", LUSTRE_PACKAGES[view["provider"]][0]),
         ("lustre_client_module_prefix", LUSTRE_PACKAGES[view["provider"]][1]),

@@ -14,31 +14,18 @@ from typing import Any
 
 from archform.estimate.inference import weights_gib
 from archform.spec.catalog import load_catalog
-from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
 
 GPU_POOL_LABEL = "archform.io/pool"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
-# GKE accelerator type per machine family (https://cloud.google.com/compute/docs/gpus).
-_GKE_ACCELERATOR = (
-    ("a3-megagpu", "nvidia-h100-mega-80gb"),
-    ("a3-ultragpu", "nvidia-h200-141gb"),
-    ("a3-highgpu", "nvidia-h100-80gb"),
-    ("a4-highgpu", "nvidia-b200"),
-    ("a2-ultragpu", "nvidia-a100-80gb"),
-    ("a2-highgpu", "nvidia-tesla-a100"),
-    ("g2-", "nvidia-l4"),
-    ("n1-", "nvidia-tesla-t4"),
-)
 
-
-def gke_accelerator(instance_type: str) -> str:
-    """The GKE `guest_accelerators.type` for a GPU machine type."""
-    for prefix, accel in _GKE_ACCELERATOR:
-        if instance_type.startswith(prefix):
-            return accel
-    raise ValueError(f"no GKE accelerator type known for machine type {instance_type!r}")
+def gke_accelerator(fleet: InferenceFleet) -> str:
+    """The GKE `guest_accelerators.type` of the GPU pool (catalog: family, else GPU model)."""
+    gpu = fleet.gpu_pool.gpu
+    accel = load_catalog().gke_accelerator(fleet.gpu_pool.instance_type, gpu.model if gpu else None)
+    assert accel is not None, "checked by spec.buildable"
+    return accel
 
 
 def _all_private(cidrs: list[str]) -> bool:
@@ -106,12 +93,7 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
     gpu = fleet.gpu_pool.gpu
     per_node = gpu.per_node if gpu else 1
     tp = fleet.server.tensor_parallel
-    if tp > per_node:
-        raise UsageError(
-            f"{fleet.name}: server.tensor_parallel {tp} exceeds the {per_node} GPUs of one "
-            f"{fleet.gpu_pool.instance_type} node; multi-node replicas are not generated",
-            "lower tensor_parallel or choose an instance type with more GPUs",
-        )
+    assert tp <= per_node, "checked by spec.buildable"
     replicas_per_node = per_node // tp
     gpu_info = catalog.instance(fleet.gpu_pool.instance_type)
     share = tp / per_node
@@ -159,7 +141,7 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         },
         "server": {
             "kind": fleet.server.kind,
-            "image": fleet.server.image,
+            "image": fleet.server.container_image,
             "tp": tp,
             "port": fleet.server.port,
             "load_time_seconds": fleet.server.load_time_seconds,
@@ -168,9 +150,7 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         "gpu_instance": fleet.gpu_pool.instance_type,
         "gpu_model": gpu.model if gpu else "unknown",
         "gpus_per_node": per_node,
-        "accelerator": gke_accelerator(fleet.gpu_pool.instance_type)
-        if fleet.placement.provider == "gcp"
-        else None,
+        "accelerator": gke_accelerator(fleet) if fleet.placement.provider == "gcp" else None,
         "pod_cpu": max(1, int(vcpus * share * 0.8)),
         "pod_memory_gib": max(4, int(mem * share * 0.8)),
         "system_pool": {

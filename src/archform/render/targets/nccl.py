@@ -8,20 +8,19 @@ Sources (reference/training-clusters.md section 2, NCCL env docs and NVIDIA/nccl
 - EFA with aws-ofi-nccl >= 1.7: only FI_EFA_USE_HUGE_PAGE=0; never FI_PROVIDER, NCCL_PROTO,
   FI_EFA_USE_DEVICE_RDMA or RDMAV_* (aws-ofi-nccl doc/efa-env-var.md).
 - GCP A3 Mega TCPXO: cluster-toolkit a3-megagpu-8g run-nccl-tests.sh values.
-- Azure ND H100 v5: NCCL_TOPO_FILE from Azure/azhpc-images topology/ndv5-topo.xml.
+- Azure ND-series: NCCL_TOPO_FILE is the family's `nccl_topo_file` in the catalog (the
+  topology file the Azure HPC image ships, Azure/azhpc-images topology/).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from archform.spec.catalog import load_catalog
+
 TCPXO_PROFILE = "/var/lib/tcpxo/lib64/nccl-env-profile.sh"
 TCPXO_LIB_DIR = "/var/lib/tcpxo/lib64"
 GIB_PROFILE = "/usr/local/gib/scripts/set_nccl_env.sh"
-AZURE_TOPO_FILES = {
-    # instance type -> NCCL topology file shipped by the Azure HPC images
-    "Standard_ND96isr_H100_v5": "/opt/microsoft/ndv5-topo.xml",
-}
 
 # Fraction of the per-node fabric line rate that an all_reduce_perf ring run must reach
 # (bus bandwidth, large messages). NDR400 measures 46-48 GB/s per 50 GB/s NIC, i.e. 0.92-0.96
@@ -39,6 +38,12 @@ RING_EFFICIENCY = {
 # One HGX H100/H200 node (NVLink + NVSwitch): 450 GB/s line rate, ~370 GB/s ring busbw,
 # ~480 GB/s allreduce peak with NVLS (nccl-tests#212, #290). Thresholds at 0.8 of those.
 SINGLE_NODE_NVSWITCH = {"ring": 296.0, "default": 360.0}
+
+
+def topo_file(instance_type: str | None) -> str | None:
+    """The NCCL topology file the instance family's image ships (catalog), or None."""
+    info = load_catalog().instance(instance_type) if instance_type else None
+    return info.nccl_topo_file if info else None
 
 
 def nccl_conf(view: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -59,7 +64,7 @@ def nccl_conf(view: dict[str, Any]) -> list[tuple[str, Any]]:
                 out.append(("NCCL_IB_GID_INDEX", fabric["roce"]["gid_index"]))
         if fabric["sharp"]:
             out.append(("NCCL_COLLNET_ENABLE", 1))
-        topo = AZURE_TOPO_FILES.get(view["groups"][0]["instance_type"] or "")
+        topo = topo_file(view["groups"][0]["instance_type"])
         if view["provider"] == "azure" and topo:
             out.append(("NCCL_TOPO_FILE", topo))
     elif kind == "efa":

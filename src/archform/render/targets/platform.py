@@ -21,7 +21,8 @@ from typing import Any
 from archform.render.env import render
 from archform.render.target import Target
 from archform.render.writer import GeneratedFile
-from archform.spec import BlueprintSet, Document, UsageError
+from archform.spec import BlueprintSet, Document
+from archform.spec.buildable import REGISTRY_PROVIDERS
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 
@@ -37,7 +38,7 @@ ABORT_MULTIPART_DAYS = 7
 # The Kubernetes service account the fleet's model-fetching init container runs as
 # (the fleet target names it; EKS Pod Identity maps it to an IAM role).
 FLEET_SERVICE_ACCOUNT = "model-reader"
-SUPPORTED = ("aws", "gcp")
+SUPPORTED = REGISTRY_PROVIDERS
 # Promotion speaks the S3 API (boto3).
 PROMOTE_PROVIDERS = ("aws",)
 
@@ -47,15 +48,16 @@ def applies(doc: Document) -> bool:
     return isinstance(doc.model, Platform)
 
 
-def _fleet(doc: Document, blueprints: BlueprintSet) -> InferenceFleet:
+def _fleet(doc: Document, blueprints: BlueprintSet) -> InferenceFleet | None:
+    """The fleet the Platform serves from; None when `inference` names a TrainingCluster.
+
+    The loader resolved the name; serving on the training cluster is legal but linted
+    (PLT001), and has no fleet to promote into.
+    """
     assert isinstance(doc.model, Platform)
     found = blueprints.by_name.get(doc.model.inference)
-    if found is None or not isinstance(found.model, InferenceFleet):
-        raise UsageError(
-            f"platform {doc.name}: inference fleet {doc.model.inference!r} is not loaded",
-            "pass the file that defines it together with the Platform",
-        )
-    return found.model
+    assert found is not None, "checked by the loader"
+    return found.model if isinstance(found.model, InferenceFleet) else None
 
 
 def service_account_id(document: str, suffix: str) -> str:
@@ -124,11 +126,7 @@ def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
 def render_platform(platform: Platform, fleet: InferenceFleet) -> list[GeneratedFile]:
     """Every file of a Platform's registry and promotion step."""
     provider = platform.registry.provider
-    if provider not in SUPPORTED:
-        raise UsageError(
-            f"platform {platform.name}: registry on {provider} is not supported yet",
-            f"put the registry on one of: {', '.join(SUPPORTED)} (registry.provider)",
-        )
+    assert provider in SUPPORTED, "checked by spec.buildable"
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)
     base = f"platform/{provider}"
@@ -155,8 +153,21 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
 
 
 def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
-    assert isinstance(doc.model, Platform)
-    return render_platform(doc.model, _fleet(doc, blueprints))
+    platform = doc.model
+    assert isinstance(platform, Platform)
+    fleet = _fleet(doc, blueprints)
+    if fleet is None:
+        return [
+            GeneratedFile.text(
+                f"{PULUMI}/README.md",
+                f"# {platform.name}: no model registry generated\n\n"
+                f"`inference: {platform.inference}` names a TrainingCluster, not an "
+                "InferenceFleet: there is no serving tier to promote weights into "
+                "(`archform lint` reports PLT001). Name an InferenceFleet to get the "
+                "registry and the promotion config.\n",
+            )
+        ]
+    return render_platform(platform, fleet)
 
 
 TARGET = Target(name="platform", applies=applies, render=_render)

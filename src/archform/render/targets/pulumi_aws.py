@@ -14,15 +14,9 @@ from archform.render.targets.pulumi_common import (
     round_up,
     zone_of,
 )
-from archform.spec import UsageError
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import NodeGroup, TrainingCluster
 
-# PERSISTENT_2 throughput tiers (MB/s/TiB), FSx Lustre guide, managing-throughput-capacity.
-FSX_TIERS = (125, 250, 500, 1000)
-# SCRATCH_2 / PERSISTENT_2 SSD: 1,200 or 2,400 GiB, then multiples of 2,400 GiB
-# (FSx API UpdateFileSystem StorageCapacity; training-clusters.md s4).
-FSX_STEP_GIB = 2400
 HEAD_INSTANCE_TYPE = "m6i.2xlarge"
 # AWS Deep Learning Base AMI (NVIDIA driver, EFA installer) and Ubuntu 22.04, resolved by EC2
 # from public SSM parameters at launch; override with `pulumi config set`.
@@ -31,29 +25,36 @@ GPU_IMAGE = f"resolve:ssm:{_DLAMI}/latest/ami-id"
 HEAD_IMAGE = (
     "resolve:ssm:/aws/service/canonical/ubuntu/server/22.04/stable/current/amd64/hvm/ebs-gp2/ami-id"
 )
-# Families whose network cards each carry one EFA at device 0 (p4d: 4 x 100G, EFA guide).
-EFA_PER_CARD = ("p4d", "p4de")
-
 MODULES = ["__main__.py", "network.py", "iam.py", "compute.py", "storage.py"]
 
 
 def network_cards(instance_type: str | None) -> list[dict[str, Any]]:
     """The launch-template interface layout for an instance type (catalog fabric facts).
 
-    Multi-card EFA types (p5, p5e, p5en, p6): the primary interface (card 0, device 0) is
-    ENA (`interface`; EFA-only cannot be primary), then `efa-only` on card 0 device 1 and
-    on device 0 of every other card: one EFA per card. p4d/p4de: `efa` (EFA with ENA) on
-    device 0 of each of the 4 cards. Single-EFA types: one `efa`. Others: one ENA.
-    Source: EC2 user guide efa-acc-inst-types; training-clusters.md s5.
+    Multi-card EFA types whose family has `efa_layout: ena_primary` in the catalog (p5,
+    p5e, p5en, p6): the primary interface (card 0, device 0) is ENA (`interface`; EFA-only
+    cannot be primary), then `efa-only` on card 0 device 1 and on device 0 of every other
+    card. `efa_layout: per_card` (p4d/p4de): `efa` (EFA with ENA) on device 0 of each card.
+    `even_odd` (p6e-gb200): `efa` on even card indices, `efa-only` on odd ones.
+    Single-EFA types: one `efa`. Others: one ENA.
+    Source: EC2 user guide efa-acc-inst-types.
     """
     info = load_catalog().instance(instance_type) if instance_type else None
     if info is None or info.fabric_kind != "efa" or info.fabric_interfaces < 1:
         return [{"network_card_index": 0, "device_index": 0, "interface_type": "interface"}]
     cards = info.fabric_interfaces
-    family = info.name.split(".", 1)[0]
     if cards == 1:
         return [{"network_card_index": 0, "device_index": 0, "interface_type": "efa"}]
-    if family in EFA_PER_CARD:
+    if info.efa_layout == "even_odd":
+        return [
+            {
+                "network_card_index": i,
+                "device_index": 0,
+                "interface_type": "efa" if i % 2 == 0 else "efa-only",
+            }
+            for i in range(cards)
+        ]
+    if info.efa_layout == "per_card":
         return [
             {"network_card_index": i, "device_index": 0, "interface_type": "efa"}
             for i in range(cards)
@@ -70,11 +71,7 @@ def network_cards(instance_type: str | None) -> list[dict[str, Any]]:
 
 
 def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> dict[str, Any]:
-    if group.instance_type is None:
-        raise UsageError(
-            f"{cluster.name}: node group {group.name!r} has no instance_type",
-            "cloud clusters need compute.instance_type (an EC2 type such as p5.48xlarge)",
-        )
+    assert group.instance_type is not None, "checked by spec.buildable"
     market = {"spot": "spot", "capacity_block": "capacity-block"}.get(group.purchase)
     return {
         "name": group.name,
@@ -89,25 +86,17 @@ def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> 
 
 
 def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
+    """FSx for Lustre file systems; tiers and capacity steps from the catalog."""
+    fsx = load_catalog().lustre["aws"]
     out = []
     for s in lustre_entries(cluster):
         scratch = s.deployment == "scratch"
-        tier = s.throughput_mbps_per_tib or 250
-        if not scratch and tier not in FSX_TIERS:
-            raise UsageError(
-                f"{cluster.name}: storage {s.name!r}: FSx for Lustre PERSISTENT_2 has no "
-                f"{tier} MB/s/TiB tier",
-                "set throughput_mbps_per_tib to 125, 250, 500 or 1000",
-            )
-        capacity = s.capacity_tib * 1024
-        gib = 1200 if capacity <= 1200 else round_up(capacity, FSX_STEP_GIB)
-        source = s.source if s.source and s.source.startswith("s3://") else None
-        if s.source and source is None:
-            raise UsageError(
-                f"{cluster.name}: storage {s.name!r}: FSx for Lustre links to S3 only, "
-                f"not {s.source.split('://')[0]}://",
-                "use an s3:// source or drop `source`",
-            )
+        tier = s.throughput_mbps_per_tib or fsx.default_tier
+        # SCRATCH_2 shares the PERSISTENT_2 capacity rule: 1,200 GiB, then 2,400 GiB steps.
+        rule = fsx.tier(tier) or fsx.tiers[0]
+        capacity = s.size_tib * 1024
+        gib = rule.min_gib if capacity <= rule.min_gib else round_up(capacity, rule.step_gib)
+        source = s.source
         out.append(
             {
                 "name": s.name,
@@ -149,11 +138,6 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "NFS": [{"name": s.name, "mount": s.mount} for s in nfs_entries(cluster)],
         }
     )
-    if net.existing_vpc_id and not net.existing_subnet_ids:
-        raise UsageError(
-            f"{cluster.name}: placement.network.existing_vpc_id needs existing_subnet_ids",
-            "list the private subnet id(s) in the cluster's zone",
-        )
     config = [
         ConfigKey("gpuImageId", "AMI for GPU nodes (EFA and NVIDIA driver installed)", GPU_IMAGE),
         ConfigKey("headImageId", "AMI for the controller and login nodes", HEAD_IMAGE),

@@ -1,8 +1,9 @@
 """Target pulumi-azure: a TrainingCluster on Azure with one scale set per InfiniBand domain.
 
 InfiniBand is wired automatically only between VMs of the same scale set, and a scale set
-with `singlePlacementGroup=true` holds at most 100 VMs (training-clusters.md s5; Azure docs
-virtual-machine-scale-sets-placement-groups). A larger node group is refused at generate time.
+with `singlePlacementGroup=true` holds at most 100 VMs (Azure docs
+virtual-machine-scale-sets-placement-groups). spec.buildable refuses a larger node group when
+the blueprint loads; Managed Lustre tiers and capacity steps come from the catalog.
 """
 
 from __future__ import annotations
@@ -22,13 +23,9 @@ from archform.render.targets.pulumi_common import (
     zone_of,
 )
 from archform.render.view import training_view
-from archform.spec import UsageError
+from archform.spec.catalog import load_catalog
 from archform.spec.models.training import TrainingCluster
 
-SINGLE_PLACEMENT_GROUP_MAX = 100
-# Azure Managed Lustre SKU tier (MB/s/TiB) -> capacity step in TiB (learn.microsoft.com
-# azure-managed-lustre amlfs-overview, "storage capacity increments"; unverified here).
-AMLFS_STEP_TIB = {500: 4, 250: 8, 125: 16, 40: 48}
 AZURE_FILES_MIN_GIB = 100  # premium file shares
 HEAD_VM_SIZE = "Standard_D8s_v5"
 # Microsoft's Ubuntu HPC image (Mellanox OFED, NVIDIA driver) for ND-series, as
@@ -64,26 +61,12 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
     net = cluster.placement.network
-    if net.existing_vpc_id:
-        raise UsageError(
-            f"{cluster.name}: existing_vpc_id is not supported for Azure clusters yet",
-            "remove placement.network.existing_* to let archform create the VNet",
-        )
+    catalog = load_catalog()
     compute_cidr, lustre_cidr = carve(net.cidr, 4)[:2]
     groups = []
     for group, gv in zip(cluster.compute.groups, view["groups"], strict=True):
-        if group.nodes > SINGLE_PLACEMENT_GROUP_MAX:
-            raise UsageError(
-                f"{cluster.name}: node group {group.name!r} has {group.nodes} nodes; one Azure "
-                f"scale set with a single placement group (one InfiniBand domain) holds at most "
-                f"{SINGLE_PLACEMENT_GROUP_MAX}",
-                f"split it into extra_groups of at most {SINGLE_PLACEMENT_GROUP_MAX} nodes",
-            )
-        if group.instance_type is None:
-            raise UsageError(
-                f"{cluster.name}: node group {group.name!r} has no instance_type",
-                "cloud clusters need compute.instance_type, e.g. Standard_ND96isr_H100_v5",
-            )
+        assert group.nodes <= catalog.limits.azure_scale_set_max_vms, "spec.buildable"
+        assert group.instance_type is not None, "checked by spec.buildable"
         prefix = f"{cluster.name}-{group.name}-"
         groups.append(
             {
@@ -98,19 +81,16 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             }
         )
     lustre = []
+    amlfs = catalog.lustre["azure"]
     for s in lustre_entries(cluster):
-        tier = s.throughput_mbps_per_tib or 250
-        if tier not in AMLFS_STEP_TIB:
-            raise UsageError(
-                f"{cluster.name}: storage {s.name!r}: Azure Managed Lustre has no {tier} "
-                "MB/s/TiB tier",
-                "set throughput_mbps_per_tib to 40, 125, 250 or 500",
-            )
+        tier = s.throughput_mbps_per_tib or amlfs.default_tier
+        rule = amlfs.tier(tier)
+        assert rule is not None, "checked by spec.buildable"
         lustre.append(
             {
                 "name": s.name,
                 "sku": f"AMLFS-Durable-Premium-{tier}",
-                "capacity_tib": round_up(s.capacity_tib, AMLFS_STEP_TIB[tier]),
+                "capacity_tib": round_up(s.size_tib * 1024, rule.step_gib) // 1024,
                 "source": s.source,
                 "mount": s.mount,
             }
@@ -134,7 +114,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                     "name": s.name,
                     "account": _account_name(cluster.name, s.name),
                     "share": re.sub(r"[^a-z0-9-]", "-", s.name)[:63],
-                    "quota_gib": max(AZURE_FILES_MIN_GIB, round_up(s.capacity_tib * 1024, 1)),
+                    "quota_gib": max(AZURE_FILES_MIN_GIB, round_up(s.size_tib * 1024, 1)),
                     "mount": s.mount,
                 }
                 for s in nfs_entries(cluster)
@@ -175,7 +155,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     notes = [
         "Each node group is one Uniform scale set with singlePlacementGroup=true, "
         "platformFaultDomainCount=1 and overprovisioning off: Azure wires InfiniBand only "
-        "inside such a set, which holds at most 100 VMs.",
+        f"inside such a set, which holds at most {catalog.limits.azure_scale_set_max_vms} VMs.",
         "Scale-set VMs keep Azure's computer names (prefix + base-36 instance id); the inventory "
         "maps each Slurm node name to one of them, and Ansible sets the host name.",
         "Encryption at host is on for every VM (register the EncryptionAtHost feature on the "

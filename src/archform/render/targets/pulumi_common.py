@@ -17,7 +17,7 @@ from archform.render.env import render
 from archform.render.target import Target
 from archform.render.view import training_view
 from archform.render.writer import GeneratedFile
-from archform.spec import BlueprintSet, Document, UsageError
+from archform.spec import BlueprintSet, Document
 from archform.spec.models.training import TrainingCluster
 
 # Versions pinned in requirements.txt: the SDKs archform's tests run the programs with.
@@ -85,22 +85,14 @@ def carve(cidr: str, count: int) -> list[str]:
     """Split `cidr` into `count` equal subnets (power of two above count), in order."""
     net = ipaddress.ip_network(cidr)
     bits = max(1, math.ceil(math.log2(max(count, 2))))
-    if net.prefixlen + bits > 28:
-        raise UsageError(
-            f"placement.network.cidr {cidr} is too small to hold {count} subnets",
-            "use a /16 to /22 block, e.g. 10.42.0.0/16",
-        )
+    assert net.prefixlen + bits <= 28, f"{cidr}: checked by spec.buildable"
     return [str(s) for s in net.subnets(prefixlen_diff=bits)][:count]
 
 
 def host_address(subnet: str, index: int) -> str:
-    """The `index`-th host address of a subnet; refuses addresses outside it."""
+    """The `index`-th host address of a subnet (spec.buildable checked that it fits)."""
     net = ipaddress.ip_network(subnet)
-    if index >= net.num_addresses - 2:
-        raise UsageError(
-            f"subnet {subnet} has no room for host number {index}",
-            "use a larger placement.network.cidr",
-        )
+    assert index < net.num_addresses - 2, f"{subnet} #{index}: checked by spec.buildable"
     return str(net.network_address + index)
 
 

@@ -1,11 +1,9 @@
 """Target pulumi-gcp: a TrainingCluster on Compute Engine with multi-VPC GPU networking.
 
-Network layouts per machine family (training-clusters.md s5; cloud.google.com/compute/docs/
-gpus/gpu-network-bandwidth; cluster-toolkit a3-megagpu-8g / a3-ultragpu-8g blueprints):
-- a3-megagpu-8g (TCPXO): system VPC + 8 GPU VPCs, gVNIC, MTU 8244 on all nine.
-- a3-highgpu-8g (TCPX): system VPC + 4 GPU VPCs, gVNIC, MTU 8244.
-- a3-ultragpu-8g, a4-highgpu-8g (RoCE): 2 gVNIC VPCs (MTU 8896) + 1 RDMA VPC with the
-  zone's RoCE network profile and 8 subnets, NIC type MRDMA.
+The network layout of each machine family (extra gVNIC GPU VPCs, RDMA subnets, MTU, boot
+disk type) is catalog data (data/catalog.yaml `families`), e.g. a3-megagpu-8g (TCPXO):
+system VPC + 8 GPU VPCs with MTU 8244; a3-ultragpu-8g / a4-highgpu-8g (RoCE): 2 gVNIC VPCs
+(MTU 8896) + 1 RDMA VPC with the zone's RoCE network profile and 8 subnets, NIC type MRDMA.
 """
 
 from __future__ import annotations
@@ -25,29 +23,20 @@ from archform.render.targets.pulumi_common import (
     zone_of,
 )
 from archform.render.view import training_view
-from archform.spec import UsageError
+from archform.spec.buildable import gpu_network
+from archform.spec.catalog import load_catalog
 from archform.spec.models.training import TrainingCluster
 
-# Managed Lustre tier (MB/s/TiB) -> minimum capacity = capacity step, GiB
-# (docs.cloud.google.com/managed-lustre/docs/increase-capacity, table "Step Size").
-LUSTRE_STEP_GIB = {1000: 9000, 500: 18000, 250: 36000, 125: 72000}
 FILESTORE_BASIC_SSD_MIN_GIB = 2560  # Filestore Basic SSD: 2.5 TiB minimum
 HEAD_MACHINE_TYPE = "n2-standard-8"
 IMAGE = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
-
-# family -> (extra gVNIC VPCs beyond the system VPC, MRDMA subnets, MTU)
-_LAYOUTS: dict[str, tuple[int, int, int]] = {
-    "a3-megagpu-8g": (8, 0, 8244),
-    "a3-highgpu-8g": (4, 0, 8244),
-    "a3-ultragpu-8g": (1, 8, 8896),
-    "a4-highgpu-8g": (1, 8, 8896),
-}
+DEFAULT_BOOT_DISK = "pd-balanced"
 
 
 def gpu_networks(machine_type: str) -> dict[str, Any]:
-    """Extra VPCs a machine type needs: gVNIC GPU VPCs, RDMA subnets, MTU."""
-    gvnic, rdma, mtu = _LAYOUTS.get(machine_type, (0, 0, 1460))
+    """Extra VPCs a machine type needs: gVNIC GPU VPCs, RDMA subnets, MTU (catalog facts)."""
+    mtu, gvnic, rdma = gpu_network(load_catalog(), machine_type)
     return {
         "gvnic": [f"172.16.{i * 16}.0/20" for i in range(gvnic)],
         "rdma": [f"172.17.{i * 16}.0/20" for i in range(rdma)],
@@ -66,20 +55,18 @@ def _fs_name(name: str) -> str:
 
 
 def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
+    managed = load_catalog().lustre["gcp"]
     out = []
     for s in lustre_entries(cluster):
-        tier = s.throughput_mbps_per_tib or 250
-        if tier not in LUSTRE_STEP_GIB:
-            raise UsageError(
-                f"{cluster.name}: storage {s.name!r}: Managed Lustre has no {tier} MB/s/TiB tier",
-                "set throughput_mbps_per_tib to 125, 250, 500 or 1000",
-            )
+        tier = s.throughput_mbps_per_tib or managed.default_tier
+        rule = managed.tier(tier)
+        assert rule is not None, "checked by spec.buildable"
         out.append(
             {
                 "name": s.name,
                 "filesystem": _fs_name(s.name),
                 "per_unit_storage_throughput": tier,
-                "capacity_gib": round_up(s.capacity_tib * 1024, LUSTRE_STEP_GIB[tier]),
+                "capacity_gib": round_up(s.size_tib * 1024, rule.step_gib),
                 "source": s.source,
                 "mount": s.mount,
             }
@@ -91,20 +78,13 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
     net = cluster.placement.network
-    if net.existing_vpc_id:
-        raise UsageError(
-            f"{cluster.name}: existing_vpc_id is not supported for GCP clusters",
-            "GPU clusters need their own system and GPU VPCs; remove placement.network.existing_*",
-        )
+    catalog = load_catalog()
     system_cidr, psa_cidr = carve(net.cidr, 2)
     groups = []
     index = 32  # static addresses: controller .10, login .11-.26, compute from .32
     for group, gv in zip(cluster.compute.groups, view["groups"], strict=True):
-        if group.instance_type is None:
-            raise UsageError(
-                f"{cluster.name}: node group {group.name!r} has no instance_type",
-                "cloud clusters need compute.instance_type, e.g. a3-megagpu-8g",
-            )
+        assert group.instance_type is not None, "checked by spec.buildable"
+        info = catalog.instance(group.instance_type)
         addresses = [host_address(system_cidr, index + i) for i in range(group.nodes)]
         index += group.nodes
         groups.append(
@@ -116,29 +96,21 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                 "purchase": group.purchase,
                 "reservation": group.capacity_reservation_id,
                 "networks": gpu_networks(group.instance_type),
-                "boot_disk_type": "hyperdisk-balanced"
-                if group.instance_type in ("a3-ultragpu-8g", "a4-highgpu-8g")
-                else "pd-balanced",
+                "boot_disk_type": (info.boot_disk_type if info else None) or DEFAULT_BOOT_DISK,
             }
         )
     layouts = {
         (g["networks"]["mtu"], len(g["networks"]["gvnic"]), len(g["networks"]["rdma"]))
         for g in groups
     }
-    if len(layouts) > 1:
-        raise UsageError(
-            f"{cluster.name}: node groups need different GPU network layouts",
-            "put machine families with different NIC layouts in separate clusters",
-        )
+    assert len(layouts) == 1, "checked by spec.buildable"
     nfs = []
     for s in nfs_entries(cluster):
         nfs.append(
             {
                 "name": s.name,
                 "share": re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
-                "capacity_gib": max(
-                    FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.capacity_tib * 1024, 1)
-                ),
+                "capacity_gib": max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.size_tib * 1024, 1)),
                 "mount": s.mount,
             }
         )

@@ -71,18 +71,38 @@ class Server(Strict):
     """The model server run in each pod."""
 
     kind: Literal["vllm", "tgi", "triton", "nim"] = "vllm"
-    image: Annotated[
-        str,
-        Field(
-            pattern=r"^[a-z0-9][a-z0-9./_-]{0,200}(:[A-Za-z0-9._-]{1,128})?(@sha256:[a-f0-9]{64})?$",
-            description="Container image, pinned by tag or digest.",
-        ),
-    ]
+    image: (
+        Annotated[
+            str,
+            Field(
+                pattern=r"^[a-z0-9][a-z0-9./_-]{0,200}(:[A-Za-z0-9._-]{1,128})?(@sha256:[a-f0-9]{64})?$",
+                description="Container image pinned by tag or digest; vllm, tgi and triton "
+                "default to a pinned image, NIM images are per model",
+            ),
+        ]
+        | None
+    ) = None
     tensor_parallel: Annotated[int, Field(ge=1, le=64)] = 1
     port: Annotated[int, Field(ge=1024, le=65535)] = 8000
     load_time_seconds: Annotated[int, Field(ge=10, le=7200)] = Field(
         default=600, description="Expected model load time; sizes the startup probe."
     )
+
+    @model_validator(mode="after")
+    def _has_image(self) -> Server:
+        if self.image is None:
+            raise FieldError(
+                "image",
+                f"server kind {self.kind} has no default image: give server.image",
+                "NIM images are per model, e.g. nvcr.io/nim/meta/llama-3.1-8b-instruct:<tag>",
+            )
+        return self
+
+    @property
+    def container_image(self) -> str:
+        """The image (always set once loaded: defaulted per kind or given)."""
+        assert self.image is not None
+        return self.image
 
 
 class GpuPool(Strict):

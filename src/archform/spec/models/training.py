@@ -158,7 +158,11 @@ class Storage(Strict):
     name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}$")]
     kind: Literal["lustre", "nfs", "object", "local_nvme", "gpfs", "weka"]
     purpose: Literal["training_data", "checkpoints", "home", "scratch", "models"]
-    capacity_tib: Annotated[float, Field(gt=0, le=1_000_000)]
+    capacity_tib: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
+        default=None,
+        description="Size in TiB. Not used for object storage; cloud Lustre defaults to the "
+        "service's minimum for the tier.",
+    )
     throughput_mbps_per_tib: Annotated[int, Field(ge=1, le=100_000)] | None = None
     mount: MountPath | None = None
     source: StorageUri | None = None
@@ -171,6 +175,21 @@ class Storage(Strict):
         Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
     )
     stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
+
+    @model_validator(mode="after")
+    def _sized(self) -> Storage:
+        if self.capacity_tib is None and self.kind != "object":
+            raise FieldError(
+                "capacity_tib",
+                f"storage {self.name!r} of kind {self.kind} needs capacity_tib",
+                "add capacity_tib: <TiB> (only object storage has no size)",
+            )
+        return self
+
+    @property
+    def size_tib(self) -> float:
+        """capacity_tib, 0 for object storage written without one."""
+        return self.capacity_tib or 0.0
 
 
 class Partition(Strict):

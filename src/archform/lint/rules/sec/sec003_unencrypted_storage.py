@@ -64,10 +64,11 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
     for doc, tc in ctx.documents(TrainingCluster):
         for i, store in enumerate(tc.storage):
             if not store.encrypted:
+                size = "" if store.capacity_tib is None else f", {store.capacity_tib:g} TiB"
                 yield Hit(
                     doc,
                     ("storage", i, "encrypted"),
-                    f"storage {store.name!r} ({store.purpose}, {store.capacity_tib:g} TiB) is not "
+                    f"storage {store.name!r} ({store.purpose}{size}) is not "
                     "encrypted at rest; expected encrypted: true",
                     "set encrypted: true",
                 )

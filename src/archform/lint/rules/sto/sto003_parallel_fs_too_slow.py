@@ -87,7 +87,7 @@ def check(ctx: RuleContext, options: Sto003Options) -> Iterator[Hit]:
         for i, store in enumerate(tc.storage):
             if store.kind not in PARALLEL or store.throughput_mbps_per_tib is None:
                 continue
-            have = est.throughput_gbps(store.capacity_tib, store.throughput_mbps_per_tib)
+            have = est.throughput_gbps(store.size_tib, store.throughput_mbps_per_tib)
             loc = ("storage", i, "throughput_mbps_per_tib")
             if store.purpose == "training_data":
                 need = est.required_data_gbps(gpus, options.data_gbps_per_8_gpus)

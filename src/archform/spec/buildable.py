@@ -1,0 +1,225 @@
+"""What archform can build: a validated document checked against its target's limits.
+
+Every limit that would stop `archform generate` is checked here, at load time, so validate,
+lint and generate agree and the user hears it at file:line:col with a hint. The renderers
+trust these checks: they never refuse a document that loaded.
+
+Provider facts (Lustre tiers, scale-set size) come from the catalog (data/catalog.yaml).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from typing import Any
+
+from archform.spec.catalog import Catalog, load_catalog
+from archform.spec.errors import SpecProblem
+from archform.spec.models.inference import InferenceFleet
+from archform.spec.models.platform import Platform
+from archform.spec.models.training import TrainingCluster
+from archform.spec.paths import Loc, format_path
+from archform.spec.source import SourceMap
+
+CLOUDS = ("aws", "gcp", "azure")
+# Providers of the model registry archform generates (render/targets/platform.py).
+REGISTRY_PROVIDERS = ("aws", "gcp")
+# Subnets each Pulumi training target carves out of placement.network.cidr, and the host
+# numbers it assigns in the first of them (controller .10, login .11-.26, compute from .32).
+SUBNETS = {"aws": 4, "gcp": 2, "azure": 4}
+CONTROLLER_HOST = 10
+FIRST_LOGIN_HOST = 11
+FIRST_COMPUTE_HOST = 32  # GCP: static compute addresses
+# Smallest subnet the targets carve (AWS VPC subnets: /28 at most, EC2 user guide).
+MAX_SUBNET_PREFIX = 28
+DEFAULT_NETWORK = (1460, 0, 0)  # GCP default VPC MTU, no GPU VPCs
+
+
+class _Checker:
+    def __init__(self, file: str, source: SourceMap) -> None:
+        self.file = file
+        self.source = source
+        self.problems: list[SpecProblem] = []
+
+    def add(self, loc: Loc, message: str, hint: str, prefer: str = "value") -> None:
+        pos = self.source.locate(loc, prefer=prefer)
+        path = format_path(loc)
+        text = f"{path}: {message}" if path else message
+        self.problems.append(SpecProblem(self.file, pos.line, pos.column, text, hint, path))
+
+
+def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProblem]:
+    """Problems that would stop generation of one validated document."""
+    checker = _Checker(file, source)
+    catalog = load_catalog()
+    if isinstance(model, TrainingCluster) and model.placement.provider in CLOUDS:
+        _training(checker, catalog, model)
+    elif isinstance(model, InferenceFleet):
+        _fleet(checker, catalog, model)
+    elif isinstance(model, Platform) and model.registry.provider not in REGISTRY_PROVIDERS:
+        checker.add(
+            ("registry", "provider"),
+            f"archform does not generate a model registry on {model.registry.provider} yet",
+            f"put the registry on {' or '.join(REGISTRY_PROVIDERS)}",
+        )
+    return checker.problems
+
+
+def group_loc(cluster: TrainingCluster, index: int) -> Loc:
+    """Where node group `index` (0: the compute block itself) is written."""
+    return ("compute",) if index == 0 else ("compute", "extra_groups", index - 1)
+
+
+def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
+    provider = cluster.placement.provider
+    for i, group in enumerate(cluster.compute.groups):
+        if group.instance_type is None:
+            example = {
+                "aws": "p5.48xlarge",
+                "gcp": "a3-megagpu-8g",
+                "azure": "Standard_ND96isr_H100_v5",
+            }[provider]
+            checker.add(
+                group_loc(cluster, i),
+                f"node group {group.name!r} has no instance_type",
+                f"cloud clusters need instance_type, e.g. {example}",
+                prefer="key",
+            )
+    _network(checker, cluster)
+    _lustre(checker, catalog, cluster)
+    if provider == "azure":
+        limit = catalog.limits.azure_scale_set_max_vms
+        for i, group in enumerate(cluster.compute.groups):
+            if group.nodes > limit:
+                checker.add(
+                    (*group_loc(cluster, i), "nodes"),
+                    f"{group.nodes} nodes in one Azure scale set; a scale set with a single "
+                    f"placement group (one InfiniBand domain) holds at most {limit}",
+                    f"split the nodes into extra_groups of at most {limit} nodes each",
+                )
+    if provider == "gcp":
+        _gcp_layouts(checker, catalog, cluster)
+
+
+def _network(checker: _Checker, cluster: TrainingCluster) -> None:
+    provider = cluster.placement.provider
+    net = cluster.placement.network
+    if net.existing_vpc_id and provider in ("gcp", "azure"):
+        why = {
+            "gcp": "GPU clusters need their own system and GPU VPCs",
+            "azure": "archform creates the VNet of Azure clusters",
+        }[provider]
+        checker.add(
+            ("placement", "network", "existing_vpc_id"),
+            f"reusing an existing network is not supported on {provider}",
+            f"{why}; remove placement.network.existing_*",
+            prefer="key",
+        )
+    if net.existing_vpc_id and provider == "aws" and not net.existing_subnet_ids:
+        checker.add(
+            ("placement", "network", "existing_vpc_id"),
+            "existing_vpc_id needs existing_subnet_ids",
+            "list the private subnet id(s) in the cluster's zone as existing_subnet_ids",
+            prefer="key",
+        )
+    cidr = ipaddress.ip_network(net.cidr)
+    loc = ("placement", "network", "cidr")
+    if cidr.version != 4:
+        checker.add(loc, f"{net.cidr} is not an IPv4 block", "use an IPv4 block, e.g. 10.42.0.0/16")
+        return
+    bits = max(1, math.ceil(math.log2(SUBNETS[provider])))
+    subnet_prefix = cidr.prefixlen + bits
+    if subnet_prefix > MAX_SUBNET_PREFIX:
+        checker.add(
+            loc,
+            f"{net.cidr} is too small to split into the {SUBNETS[provider]} subnets archform "
+            f"creates on {provider}",
+            f"use a /16 to /{MAX_SUBNET_PREFIX - bits} block, e.g. 10.42.0.0/16",
+        )
+        return
+    usable = 2 ** (32 - subnet_prefix) - 2
+    last_login = FIRST_LOGIN_HOST + len(_login_hosts(cluster)) - 1
+    last = max(CONTROLLER_HOST, last_login)
+    if provider == "gcp":
+        last = max(last, FIRST_COMPUTE_HOST + cluster.compute.total_nodes - 1)
+    if provider in ("gcp", "azure") and last >= usable:
+        checker.add(
+            loc,
+            f"{net.cidr} leaves {usable} addresses per subnet, too few for the controller, "
+            f"login and compute nodes (host number {last})",
+            "use a larger block, e.g. 10.42.0.0/16",
+        )
+
+
+def _login_hosts(cluster: TrainingCluster) -> list[str]:
+    if cluster.hosts is not None:
+        return [h.name for h in cluster.hosts.login]
+    return [str(i) for i in range(cluster.scheduler.login_nodes)]
+
+
+def _lustre(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
+    provider = cluster.placement.provider
+    service = catalog.lustre.get(provider)
+    if service is None:
+        return
+    for i, storage in enumerate(cluster.storage):
+        if storage.kind != "lustre":
+            continue
+        scratch = provider == "aws" and storage.deployment == "scratch"
+        tier = storage.throughput_mbps_per_tib or service.default_tier
+        if not scratch and service.tier(tier) is None:
+            checker.add(
+                ("storage", i, "throughput_mbps_per_tib"),
+                f"{service.product} has no {tier} MB/s/TiB tier",
+                f"set throughput_mbps_per_tib to {service.tier_names}",
+            )
+        if provider == "aws" and storage.source and not storage.source.startswith("s3://"):
+            scheme = storage.source.split("://", 1)[0]
+            checker.add(
+                ("storage", i, "source"),
+                f"FSx for Lustre links to S3 only, not {scheme}://",
+                "use an s3:// source or drop `source`",
+            )
+
+
+def gpu_network(catalog: Catalog, machine_type: str | None) -> tuple[int, int, int]:
+    """(MTU, extra gVNIC VPCs, RDMA subnets) a GCP machine type needs."""
+    info = catalog.instance(machine_type) if machine_type else None
+    if info is None or info.mtu is None:
+        return DEFAULT_NETWORK
+    return (info.mtu, info.gpu_vpcs, info.rdma_subnets)
+
+
+def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
+    first = gpu_network(catalog, cluster.compute.instance_type)
+    for i, group in enumerate(cluster.compute.groups[1:], start=1):
+        if gpu_network(catalog, group.instance_type) != first:
+            checker.add(
+                (*group_loc(cluster, i), "instance_type"),
+                f"{group.instance_type} needs a different GPU network layout than "
+                f"{cluster.compute.instance_type} (GPU VPCs, RDMA subnets, MTU)",
+                "put machine families with different NIC layouts in separate clusters",
+            )
+
+
+def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
+    gpu = fleet.gpu_pool.gpu
+    per_node = gpu.per_node if gpu else 1
+    tp = fleet.server.tensor_parallel
+    if tp > per_node:
+        checker.add(
+            ("server", "tensor_parallel"),
+            f"tensor_parallel {tp} exceeds the {per_node} GPU{'s' if per_node > 1 else ''} of one "
+            f"{fleet.gpu_pool.instance_type} node; archform generates single-node replicas",
+            f"set tensor_parallel to at most {per_node}, or choose an instance type with more GPUs",
+        )
+    if fleet.placement.provider == "gcp":
+        itype = fleet.gpu_pool.instance_type
+        if catalog.gke_accelerator(itype, gpu.model if gpu else None) is None:
+            checker.add(
+                ("gpu_pool", "instance_type"),
+                f"no GKE accelerator type is known for {itype}"
+                + (f" with {gpu.model} GPUs" if gpu else ""),
+                "use a GPU machine type of archform's catalog (a2-, a3-, a4-, g2-), or a GPU "
+                "model the catalog knows in gpu_pool.gpu.model",
+            )
