@@ -110,7 +110,9 @@ def test_rules_md_is_current(update_goldens: bool) -> None:
 # article the rules were first drafted from).
 _URL = re.compile(r"https?://\S+")
 _PAPER = re.compile(r'arXiv:\d{4}\.\d{4,5}|doi\.org/|\bdoi:|"[^"]{10,}",[^"]*\b(19|20)\d\d\b')
-_PRIVATE = re.compile(r"shared/|\.\./|seed article|reference/|/work/|training-clusters\.md|\.md s\d")
+_PRIVATE = re.compile(
+    r"shared/|\.\./|seed article|reference/|/work/|training-clusters\.md|\.md s\d"
+)
 
 
 def reference_problems(doc: str) -> list[str]:
@@ -139,7 +141,9 @@ def test_references_are_public_sources(rule: Rule) -> None:
 
 
 def test_reference_check_rejects_private_sources() -> None:
-    good = "x\n\n## References\n- NCCL: https://docs.nvidia.com/x\n- Zhao et al., arXiv:2304.11277\n"
+    good = (
+        "x\n\n## References\n- NCCL: https://docs.nvidia.com/x\n- Zhao et al., arXiv:2304.11277\n"
+    )
     assert reference_problems(good) == []
     assert reference_problems(good.replace("https://docs.nvidia.com/x", "the NCCL docs"))
     assert reference_problems(good + "- seed article FAQ\n")

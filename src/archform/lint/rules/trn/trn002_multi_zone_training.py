@@ -5,8 +5,8 @@ Flags a TrainingCluster whose `placement.zones` names more than one zone.
 
 ## Why is this bad?
 Zones are separate buildings joined by metro links: the RDMA fabrics (EFA, InfiniBand,
-RDMA VPCs) do not cross them, and the step time is set by the slowest link. AWS ParallelCluster refuses EFA
-queues that span zones (EfaMultiAzValidator).
+RDMA VPCs) do not cross them, and the step time is set by the slowest link. AWS
+ParallelCluster refuses EFA queues that span zones (EfaMultiAzValidator).
 
 ## Example
 ```yaml
