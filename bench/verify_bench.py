@@ -3,7 +3,7 @@
     PYTHONPATH=src python bench/verify_bench.py [--jobs 1 2] [--repeat 1] [--write]
 
 Generates every bundled blueprint into a temporary folder, then runs
-`python -m archform verify DIR --jobs N --no-progress --format json` as a fresh process for
+`python -m archform verify DIR --jobs N --no-progress` as a fresh process for
 each N (the way a user runs it) and reports the wall time (best of --repeat) and the
 per-check results. `--jobs 1` is the old behaviour (one check after another). --write
 rewrites bench/RESULTS-verify.md. Run it under `flock /tmp/archform-system.lock` on a
@@ -13,7 +13,6 @@ shared machine: the slurm check starts a real slurmctld.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import subprocess
@@ -43,21 +42,22 @@ def _archform(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def measure(tree: Path, jobs: int, repeat: int) -> tuple[float, dict[str, int]]:
+def measure(tree: Path, jobs: int, repeat: int) -> tuple[float, dict[str, int], dict[str, float]]:
+    """Best wall time of `repeat` runs, result counts, and each check's own duration."""
     best = float("inf")
     counts: dict[str, int] = {}
+    per_check: dict[str, float] = {}
     for _ in range(repeat):
         start = time.perf_counter()
-        run = _archform(
-            "verify", str(tree), "--jobs", str(jobs), "--no-progress", "--format", "json"
-        )
-        best = min(best, time.perf_counter() - start)
-        results = json.loads(run.stdout or "[]")
-        counts = {}
-        for r in results:
-            counts[r["status"]] = counts.get(r["status"], 0) + 1
-        counts["checks"] = len({r["check"] for r in results})
-    return best, counts
+        run = _archform("verify", str(tree), "--jobs", str(jobs), "--no-progress")
+        wall = time.perf_counter() - start
+        lines = [line.split() for line in run.stdout.splitlines() if line.strip()]
+        statuses = [w[0].lower() for w in lines if w[0] in ("PASSED", "FAILED", "SKIPPED")]
+        if wall < best:
+            best = wall
+            counts = {s: statuses.count(s) for s in ("passed", "failed", "skipped")}
+            per_check = {w[1]: float(w[2]) for w in lines if w[0] == "TIME"}
+    return best, counts, per_check
 
 
 def main() -> int:
@@ -74,12 +74,14 @@ def main() -> int:
             if gen.returncode != 0:
                 print(f"{blueprint.stem}: generate failed: {gen.stderr.strip()}", file=sys.stderr)
                 continue
-            times = {}
+            times: dict[int, float] = {}
             counts: dict[str, int] = {}
+            checks: dict[str, float] = {}
             for jobs in args.jobs:
-                times[jobs], counts = measure(tree, jobs, args.repeat)
+                times[jobs], counts, per_check = measure(tree, jobs, args.repeat)
+                checks = checks or per_check  # the first (sequential) run's check times
                 print(f"{blueprint.stem:32} jobs={jobs} {times[jobs]:6.1f} s {counts}", flush=True)
-            rows.append((blueprint.stem, counts, times))
+            rows.append((blueprint.stem, counts, times, checks))
     lines = [
         "# archform verify: wall time per bundled blueprint, sequential vs parallel checks",
         "",
@@ -90,18 +92,20 @@ def main() -> int:
         "The machine is shared with other jobs, so absolute times vary between runs; compare",
         "the two columns of one row, measured back to back.",
         "",
-        "| blueprint | checks | results (passed/failed/skipped) | "
-        + " | ".join(f"jobs={j} (s)" for j in args.jobs)
+        "The check times are those of the sequential run: with N workers the wall time",
+        "cannot drop below the longest single check (or below total CPU work / free cores).",
+        "",
+        "| blueprint | check times, sequential run (s) | results (passed/failed/skipped) | "
+        + " | ".join(f"wall, jobs={j} (s)" for j in args.jobs)
         + " | speed-up |",
         "|---|---|---|" + "---|" * len(args.jobs) + "---|",
     ]
-    for stem, counts, times in rows:
+    for stem, counts, times, checks in rows:
         res = f"{counts.get('passed', 0)}/{counts.get('failed', 0)}/{counts.get('skipped', 0)}"
         first, last = times[args.jobs[0]], times[args.jobs[-1]]
         cells = " | ".join(f"{times[j]:.1f}" for j in args.jobs)
-        lines.append(
-            f"| {stem} | {counts.get('checks', 0)} | {res} | {cells} | {first / last:.2f}x |"
-        )
+        per = ", ".join(f"{name} {sec:.1f}" for name, sec in checks.items())
+        lines.append(f"| {stem} | {per} | {res} | {cells} | {first / last:.2f}x |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
