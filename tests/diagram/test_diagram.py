@@ -1,25 +1,26 @@
-"""`archform diagram`: valid Mermaid and SVG for every bundled blueprint, goldens, safety."""
+"""`archform diagram`: Mermaid and DOT for every bundled blueprint, goldens, safety.
+
+The Graphviz-rendered SVG/PNG are tested in test_graphviz.py.
+"""
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from archform.diagram import build, to_mermaid, to_svg
+from archform.diagram import build, to_dot, to_mermaid
 from archform.diagram.mermaid import label
 from archform.spec import load_paths, load_text
 from diagram.mermaid_subset import MermaidError, decode, parse
 from support import BLUEPRINTS, GOLDENS, bundled_blueprints, compare_tree, run_cli
 
-SVG = "{http://www.w3.org/2000/svg}"
 BUNDLED = bundled_blueprints()
 
 
 def _render(path: Path) -> tuple[str, str]:
     graph = build(load_paths([path]))
-    return to_mermaid(graph), to_svg(graph)
+    return to_mermaid(graph), to_dot(graph)
 
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
@@ -30,52 +31,14 @@ def test_bundled_blueprint_is_valid_mermaid(path: Path) -> None:
     assert all(parent is not None for parent in chart.parent.values())
 
 
-@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
-def test_bundled_blueprint_is_well_formed_svg_with_nested_boxes(path: Path) -> None:
-    root = ET.fromstring(_render(path)[1].encode("utf-8"))
-    assert root.tag == f"{SVG}svg"
-    boxes: dict[str, tuple[float, float, float, float]] = {}
-    parents: dict[str, str | None] = {}
-
-    def visit(elem: ET.Element, parent: str | None) -> None:
-        for child in elem:
-            if child.tag == f"{SVG}g" and child.get("class") in ("group", "node"):
-                rect = child.find(f"{SVG}rect")
-                assert rect is not None
-                ident = child.get("id", "")
-                boxes[ident] = tuple(
-                    float(rect.get(k, "0"))  # type: ignore[assignment]
-                    for k in ("x", "y", "width", "height")
-                )
-                parents[ident] = parent
-                longest = max(len(t.text or "") for t in child.findall(f"{SVG}text"))
-                assert longest * 7.2 <= boxes[ident][2], f"text overflows {ident}"
-                visit(child, ident)
-
-    visit(root, None)
-    width, height = float(root.get("width", "0")), float(root.get("height", "0"))
-    for ident, (x, y, w, h) in boxes.items():
-        px, py, pw, ph = boxes[p] if (p := parents[ident]) else (0.0, 0.0, width, height)
-        assert px <= x and py <= y and x + w <= px + pw and y + h <= py + ph, ident
-    siblings: dict[str | None, list[str]] = {}
-    for ident, parent in parents.items():
-        siblings.setdefault(parent, []).append(ident)
-    for group in siblings.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                ax, ay, aw, ah = boxes[a]
-                bx, by, bw, bh = boxes[b]
-                assert ax + aw <= bx or bx + bw <= ax or ay + ah <= by or by + bh <= ay, (a, b)
-    edges = root.findall(f"{SVG}g[@class='edge']")
-    assert edges and all(e.get("data-from") in boxes and e.get("data-to") in boxes for e in edges)
-
-
 def test_goldens(update_goldens: bool) -> None:
     tree: dict[str, bytes] = {}
     for path in BUNDLED:
-        mermaid, svg = _render(path)
+        mermaid, dot = _render(path)
         tree[f"{path.stem}.mmd"] = mermaid.encode("utf-8")
-        tree[f"{path.stem}.svg"] = svg.encode("utf-8")
+        # the DOT source is ours and deterministic; the SVG Graphviz makes from it depends on
+        # the Graphviz version, so test_graphviz.py checks its structure instead of bytes
+        tree[f"{path.stem}.dot"] = dot.encode("utf-8")
     compare_tree(tree, GOLDENS / "diagram", update_goldens)
 
 
@@ -140,14 +103,6 @@ def test_hostile_description_stays_inert_in_mermaid() -> None:
     assert any(t.endswith(" ".join(HOSTILE.split())) for t in titles)
 
 
-def test_hostile_description_stays_inert_in_svg() -> None:
-    svg = to_svg(build(load_text(_hostile_text(), "hostile.yaml")))
-    root = ET.fromstring(svg.encode("utf-8"))
-    texts = [t.text for t in root.iter(f"{SVG}text")]
-    assert " ".join(HOSTILE.split()) in texts
-    assert not [e for e in root.iter() if e.tag in (f"{SVG}b", f"{SVG}script", "b", "script")]
-
-
 @pytest.mark.parametrize(
     "text",
     [
@@ -197,52 +152,19 @@ def test_parser_rejects_anything_outside_the_subset(bad: str) -> None:
 
 
 def test_cli_writes_file_and_rejects_bad_input(tmp_path: Path) -> None:
-    out = tmp_path / "d" / "arch.svg"
+    out = tmp_path / "d" / "arch.dot"
     result = run_cli(
-        ["diagram", str(BLUEPRINTS / "aws-p5-efa-fsx.yaml"), "--format", "svg", "-o", str(out)]
+        ["diagram", str(BLUEPRINTS / "aws-p5-efa-fsx.yaml"), "--format", "dot", "-o", str(out)]
     )
     assert result.returncode == 0, result.stderr
-    ET.fromstring(out.read_bytes())
+    assert out.read_text("utf-8").startswith("digraph architecture {")
     stdout = run_cli(["diagram", str(BLUEPRINTS / "aws-p5-efa-fsx.yaml")])
     assert stdout.returncode == 0 and parse(stdout.stdout).nodes
     assert (
-        run_cli(["diagram", str(BLUEPRINTS / "aws-p5-efa-fsx.yaml"), "--format", "png"]).returncode
+        run_cli(["diagram", str(BLUEPRINTS / "aws-p5-efa-fsx.yaml"), "--format", "jpeg"]).returncode
         == 2
     )
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\nkind: Nope\n", "utf-8")
     result = run_cli(["diagram", str(bad)])
     assert result.returncode == 2 and "bad.yaml:" in result.stderr
-
-
-@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
-def test_svg_canvas_holds_every_edge(path: Path) -> None:
-    import re
-
-    root = ET.fromstring(_render(path)[1].encode("utf-8"))
-    width = float(root.get("width", "0"))
-    for elem in root.iter(f"{SVG}path"):
-        xs = [float(v) for v in re.findall(r"(-?[0-9.]+),", elem.get("d", ""))]
-        assert all(0 <= v <= width for v in xs), (elem.get("d"), width)
-
-
-@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
-def test_svg_edge_labels_do_not_cover_nodes(path: Path) -> None:
-    root = ET.fromstring(_render(path)[1].encode("utf-8"))
-    nodes = []
-    for g in root.iter(f"{SVG}g"):
-        if g.get("class") == "node":
-            rect = g.find(f"{SVG}rect")
-            assert rect is not None
-            nodes.append(
-                (g.get("id"), *(float(rect.get(k, "0")) for k in ("x", "y", "width", "height")))
-            )
-    labels = [t for t in root.iter(f"{SVG}text") if t.get("class") == "edge-label"]
-    assert labels
-    for text in labels:
-        w = len(text.text or "") * 6.0
-        x = float(text.get("x", "0")) - (w / 2 if text.get("text-anchor") == "middle" else 0)
-        y = float(text.get("y", "0")) - 9
-        for ident, nx, ny, nw, nh in nodes:
-            apart = x + w <= nx or nx + nw <= x or y + 11 <= ny or ny + nh <= y
-            assert apart, f"label {text.text!r} covers node {ident}"

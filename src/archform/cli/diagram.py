@@ -1,8 +1,9 @@
-"""`archform diagram BLUEPRINT... --format mermaid|svg [-o FILE]`: the architecture as a picture."""
+"""`archform diagram BLUEPRINT... --format mermaid|svg|png|dot [-o FILE]`: the architecture."""
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +12,7 @@ import typer
 
 from archform.cli._core import fail, guarded
 
-FORMATS = ("mermaid", "svg")
+FORMATS = ("mermaid", "svg", "png", "dot")
 
 
 def register(app: typer.Typer) -> None:
@@ -19,13 +20,13 @@ def register(app: typer.Typer) -> None:
     app.command("diagram")(diagram)
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, data: bytes) -> None:
     """Atomic write: a temporary file beside the target, then rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -37,26 +38,40 @@ def diagram(
         list[Path], typer.Argument(help="Blueprint files or folders, loaded together.")
     ],
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help="mermaid (GitHub renders it) or svg.")
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="mermaid (GitHub renders it), svg or png (laid out by Graphviz `dot`), "
+            "or dot (the Graphviz source).",
+        ),
     ] = "mermaid",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
     ] = None,
 ) -> None:
     """Draw tiers, regions, node groups, fabric, storage, scheduler and registry."""
-    from archform.diagram import build, to_mermaid, to_svg
+    from archform.diagram import build, render, to_dot, to_mermaid
     from archform.spec import load_paths
 
     def run() -> None:
         if output_format not in FORMATS:
             fail(f"unknown format {output_format!r}", f"choose one of {', '.join(FORMATS)}")
+        if output_format == "png" and output is None and sys.stdout.isatty():
+            fail("PNG is binary and stdout is a terminal", "write it with -o FILE.png")
         blueprints = load_paths(files)
         graph = build(blueprints)
-        text = to_mermaid(graph) if output_format == "mermaid" else to_svg(graph)
-        if output is None:
-            typer.echo(text, nl=False)
+        if output_format == "mermaid":
+            data = to_mermaid(graph).encode("utf-8")
+        elif output_format == "dot":
+            data = to_dot(graph).encode("utf-8")
         else:
-            _write(output, text)
+            data = render(graph, "svg" if output_format == "svg" else "png")
+        if output is None:
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            _write(output, data)
             typer.echo(f"wrote {output}", err=True)
 
     guarded(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -23,9 +24,43 @@ def rules(
     output_format: Annotated[
         str, typer.Option("--format", help="text (table), json or md.")
     ] = "text",
+    write_docs: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-docs",
+            help="Write one Markdown page per rule and an index.md into DIR (the docs site).",
+            metavar="DIR",
+        ),
+    ] = None,
 ) -> None:
     """List every lint rule: code, name, severity, summary."""
+    if write_docs is not None:
+        typer.echo(guarded(lambda: write_rule_docs(write_docs)), nl=False, err=True)
+        return
     typer.echo(guarded(lambda: render_catalog(output_format)), nl=False)
+
+
+def write_rule_docs(folder: Path) -> str:
+    """Write the rule pages into FOLDER (atomically, each file); remove stale rule pages."""
+    from archform.lint.docs import GENERATED, rule_pages
+    from archform.lint.rule import load_rules
+
+    pages = rule_pages(load_rules())
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in pages.items():
+        target = folder / name
+        if target.is_file() and target.read_text("utf-8") == text:
+            continue
+        tmp = target.with_name(f".{name}.tmp")
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+        tmp.replace(target)
+    removed = 0
+    for old in folder.glob("*.md"):
+        if old.name not in pages and old.read_text("utf-8").startswith(GENERATED):
+            old.unlink()
+            removed += 1
+    pruned = f", removed {removed}" if removed else ""
+    return f"wrote {len(pages)} pages to {folder}{pruned}\n"
 
 
 def rule(code: Annotated[str, typer.Argument(help="Rule code, e.g. TRN001.")]) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
 
 import typer
@@ -21,16 +23,43 @@ def verify(
     strict: bool = typer.Option(
         False, "--strict", help="Treat skipped checks (missing tools) as failures."
     ),
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        help="Checks to run at the same time (default: the number of CPUs).",
+        show_default=False,
+    ),
+    progress: bool | None = typer.Option(
+        None,
+        "--progress/--no-progress",
+        help="Report each check's start and finish on stderr (default: on; a live line on a "
+        "terminal, plain lines otherwise).",
+        show_default=False,
+    ),
 ) -> None:
     """Check generated artifacts with ansible-lint, slurmctld, Pulumi mocks, kubernetes-validate."""
-    from archform.verify import verify_tree
+    from archform.cli.verify_progress import Progress
+    from archform.verify import builtin_checks
+    from archform.verify.runner import default_jobs, run_checks
 
     def run() -> int:
         if not directory.is_dir():
             fail(f"{directory} is not a folder", "pass the -o folder of `archform generate`")
         if fmt not in ("text", "json"):
             fail(f"unknown format {fmt!r}", "use text or json")
-        results = verify_tree(directory)
+        if jobs is not None and jobs < 1:
+            fail(f"--jobs {jobs} must be at least 1", "omit it to use every CPU")
+        workers = jobs or default_jobs()
+        names = [c.name for c in builtin_checks() if c.applies(directory)]
+        start = time.perf_counter()
+        if progress is False:
+            runs = run_checks(directory, workers)
+        else:
+            with Progress(sys.stderr, names, live=sys.stderr.isatty()) as listener:
+                runs = run_checks(directory, workers, listener)
+        wall = time.perf_counter() - start
+        results = [r for check in runs for r in check.results]
         if fmt == "json":
             typer.echo(
                 json.dumps(
@@ -50,11 +79,14 @@ def verify(
             for r in results:
                 line = f"{r.status.upper():8} {r.check:24} {r.artifact}"
                 typer.echo(line + (f"  {r.detail}" if r.detail else ""))
+            for check in runs:
+                typer.echo(f"{'TIME':8} {check.check:24} {check.seconds:.1f} s ({check.status})")
             counts = {
                 s: sum(r.status == s for r in results) for s in ("passed", "failed", "skipped")
             }
             typer.echo(
-                f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
+                f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} "
+                f"skipped ({len(runs)} checks, {workers} at a time, {wall:.1f} s)"
             )
         bad = any(r.status == "failed" or (strict and r.status == "skipped") for r in results)
         if not results:

@@ -1,11 +1,12 @@
-"""Architecture diagrams of blueprints (`archform diagram`): Mermaid and SVG.
+"""Architecture diagrams of blueprints (`archform diagram`): Mermaid, DOT, SVG and PNG.
 
 `build()` turns loaded blueprints into a renderer-neutral graph (`model.py`); `to_mermaid`
-and `to_svg` render it. Imports `archform.spec` only.
+renders it for PR comments, `to_dot` as Graphviz source and `render` lays it out with
+Graphviz into SVG or PNG. Imports `archform.spec` only.
 """
 
 from archform.diagram.build import build
+from archform.diagram.graphviz import render, to_dot
 from archform.diagram.mermaid import to_mermaid
-from archform.diagram.svg import to_svg
 
-__all__ = ["build", "to_mermaid", "to_svg"]
+__all__ = ["build", "render", "to_dot", "to_mermaid"]

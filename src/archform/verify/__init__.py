@@ -62,15 +62,8 @@ def builtin_checks() -> list[Check]:
     return list(checks.BUILTIN)
 
 
-def verify_tree(root: Path) -> list[Result]:
-    """Run every applicable check over a generated tree.
+def verify_tree(root: Path, jobs: int = 1) -> list[Result]:
+    """Run every applicable check over a generated tree (`jobs` checks at a time)."""
+    from archform.verify.runner import run_checks
 
-    The tree is resolved first: the tools run with other working folders (ansible-lint's
-    ``--project-dir`` refuses a relative path that does not exist from its own cwd).
-    """
-    root = root.resolve()
-    results: list[Result] = []
-    for check in builtin_checks():
-        if check.applies(root):
-            results.extend(check.run(root))
-    return results
+    return [r for run in run_checks(root, jobs) for r in run.results]

@@ -4,8 +4,8 @@
 Flags `compute.rack.kw_per_rack` above `max_air_kw` (40) with `cooling: air`.
 
 ## Why is this bad?
-Air-cooled racks top out around 30 kW; an HGX H100 node alone draws up to 10.2 kW. "Your
-entire rack pulls 40+ kW. You need liquid cooling or specialized DC space." Above the
+Air-cooled racks top out around 30 kW; an HGX H100 node alone draws up to 10.2 kW. Four
+such nodes are a 40 kW rack. Above the
 limit GPUs throttle, or the facility cannot host the rack at all.
 
 ## Example
@@ -39,8 +39,10 @@ fabric: {kind: infiniband, gbps_per_node: 3200}
 ```
 
 ## References
-- seed article FAQ, "What's the biggest hidden cost of a GPU cluster?"
-- shared/reference/training-clusters.md s6 (power: air ~30 kW, liquid HGX ~60 kW per rack).
+- NVIDIA DGX H100 User Guide, hardware overview (about 10.2 kW per system):
+  https://docs.nvidia.com/dgx/dgxh100-user-guide/introduction-to-dgxh100.html
+- NVIDIA GB200 NVL72, a liquid-cooled rack-scale system:
+  https://www.nvidia.com/en-us/data-center/gb200-nvl72/
 """
 
 from __future__ import annotations

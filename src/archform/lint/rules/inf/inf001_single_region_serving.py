@@ -5,8 +5,8 @@ Flags an InferenceFleet that serves from one region only.
 
 ## Why is this bad?
 A regional outage takes the whole service down, and users on other continents pay the
-round trip on every token. "Geographic distribution (reduce latency for users in Asia, EU,
-US)" is one of the things a serving tier is for. If one region is a requirement (data
+round trip on every token. Geographic distribution (lower latency for users in Asia, the EU and
+the US) is one of the things a serving tier is for. If one region is a requirement (data
 residency), suppress this rule in `lint.ignore` with that reason.
 
 ## Example
@@ -32,8 +32,10 @@ gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_regi
 ```
 
 ## References
-- seed article, "Distributed Computing Still Wins for Inference".
-- shared/reference/inference-fleets.md s4 (single region or zone for a user-facing service).
+- Kubernetes, running in multiple zones:
+  https://kubernetes.io/docs/setup/best-practices/multiple-zones/
+- AWS Well-Architected Reliability Pillar, deploy the workload to multiple locations:
+  https://docs.aws.amazon.com/wellarchitected/latest/reliability-pillar/rel_fault_isolation_multiaz_region_system.html
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Flags an InferenceFleet without an `autoscaling` block, or whose
 `gpu_pool.min_nodes_per_region` equals `max_nodes_per_region`.
 
 ## Why is this bad?
-Serving traffic "varies 10x during a day": a fixed pool is sized either for the peak
+Serving traffic varies several-fold during a day: a fixed pool is sized either for the peak
 (idle GPUs most of the day) or below it (queueing and timeouts at the peak).
 
 ## Example
@@ -38,8 +38,10 @@ autoscaling: {metric: queue_depth, target: 8}
 ```
 
 ## References
-- seed article: "Autoscaling (traffic varies 10x during a day)".
-- shared/reference/inference-fleets.md s4 (`min_replicas < 2` or no autoscaler).
+- Kubernetes, Horizontal Pod Autoscaling:
+  https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/
+- Kubernetes, node autoscaling:
+  https://kubernetes.io/docs/concepts/cluster-administration/node-autoscaling/
 """
 
 from __future__ import annotations

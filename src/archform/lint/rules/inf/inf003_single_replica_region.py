@@ -4,7 +4,7 @@
 Flags an InferenceFleet whose `gpu_pool.min_nodes_per_region` is below `min_nodes` (2).
 
 ## Why is this bad?
-"Nobody cares if one inference node dies" only holds when another one is serving: with a
+Losing one inference node is harmless only when another one is serving: with a
 single node a drain, an upgrade or a spot reclaim is a full outage of that region.
 
 ## Example
@@ -36,8 +36,10 @@ gpu_pool:
 ```
 
 ## References
-- seed article: fault tolerance for inference.
-- shared/reference/inference-fleets.md s4 (min replicas < 2).
+- Kubernetes, disruptions and PodDisruptionBudget:
+  https://kubernetes.io/docs/concepts/workloads/pods/disruptions/
+- Kubernetes, safely drain a node:
+  https://kubernetes.io/docs/tasks/administer-cluster/safely-drain-node/
 """
 
 from __future__ import annotations

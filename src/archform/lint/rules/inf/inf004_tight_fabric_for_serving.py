@@ -7,7 +7,7 @@ Flags an InferenceFleet with `gpu_pool.fabric: infiniband` or `efa` when a repli
 ## Why is this bad?
 Replicas of a serving fleet do not talk to each other; a replica inside one node uses
 NVLink/PCIe. The tightly coupled fabric (and the placement constraints it brings) is paid
-for and idle. "GPU cluster for serving: waste of money."
+for and idle.
 
 ## Example
 ```yaml
@@ -40,7 +40,10 @@ gpu_pool:
 ```
 
 ## References
-- seed article: "We would never use a GPU cluster for this. Waste of money."
+- vLLM, distributed inference and serving:
+  https://docs.vllm.ai/en/latest/serving/distributed_serving.html
+- Kubernetes, Horizontal Pod Autoscaling:
+  https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/
 """
 
 from __future__ import annotations

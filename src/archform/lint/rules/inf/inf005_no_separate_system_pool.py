@@ -33,8 +33,11 @@ system_pool: {instance_type: m6i.xlarge, nodes_per_region: 2}
 ```
 
 ## References
-- seed article FAQ: "GPU utilization dropped from 95% to 60%".
-- shared/reference/inference-fleets.md s4 (GPU pool without a NoSchedule taint).
+- AKS, system and user node pools: https://learn.microsoft.com/azure/aks/use-system-pools
+- Kubernetes, taints and tolerations:
+  https://kubernetes.io/docs/concepts/scheduling-eviction/taint-and-toleration/
+- GKE, GPU node pools are tainted `nvidia.com/gpu=present:NoSchedule`:
+  https://cloud.google.com/kubernetes-engine/docs/how-to/gpus
 """
 
 from __future__ import annotations

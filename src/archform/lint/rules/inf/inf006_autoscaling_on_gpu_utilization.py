@@ -38,7 +38,9 @@ autoscaling:
 ```
 
 ## References
-- shared/reference/inference-fleets.md s4 (dcgm-exporter#301, Yatai#500).
+- dcgm-exporter issue 301 (GPU utilization is not a load signal for autoscaling):
+  https://github.com/NVIDIA/dcgm-exporter/issues/301
+- Yatai issue 500: https://github.com/bentoml/Yatai/issues/500
 """
 
 from __future__ import annotations

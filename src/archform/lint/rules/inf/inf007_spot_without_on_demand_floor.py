@@ -40,8 +40,10 @@ gpu_pool:
 ```
 
 ## References
-- shared/reference/inference-fleets.md s4 (SkyServe base_ondemand_fallback_replicas, EKS
-  "Spot with On-Demand fallback").
+- SkyServe, spot replicas with `base_ondemand_fallback_replicas`:
+  https://docs.skypilot.co/en/latest/serving/spot-policy.html
+- Amazon EC2, Spot Instance interruptions (two-minute notice):
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-interruptions.html
 """
 
 from __future__ import annotations

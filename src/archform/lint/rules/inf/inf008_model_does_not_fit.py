@@ -50,7 +50,9 @@ gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_re
 ```
 
 ## References
-- shared/reference/inference-fleets.md s4, "Sizing math" (kvplan, vllm#12330).
+- vLLM issue 12330 (KV-cache memory sizing): https://github.com/vllm-project/vllm/issues/12330
+- Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+  PagedAttention", SOSP 2023, arXiv:2309.06180
 """
 
 from __future__ import annotations

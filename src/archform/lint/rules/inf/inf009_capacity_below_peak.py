@@ -48,7 +48,10 @@ traffic: {peak_rps: 5, p99_latency_ms: 30000}
 ```
 
 ## References
-- shared/reference/inference-fleets.md s4 ("GPUs from request rate", NIM benchmarks).
+- NVIDIA NIM for LLMs, benchmarking guide:
+  https://docs.nvidia.com/nim/benchmarking/llm/latest/overview.html
+- Kubernetes, Horizontal Pod Autoscaling:
+  https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/
 """
 
 from __future__ import annotations

@@ -43,7 +43,9 @@ gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_regi
 ```
 
 ## References
-- shared/reference/inference-fleets.md s4 (kserve#3869: 15-20 min vs ~1 min).
+- KServe issue 3869 (model download from another region: 15-20 min against about 1 min):
+  https://github.com/kserve/kserve/issues/3869
+- Amazon S3 pricing, data transfer between regions: https://aws.amazon.com/s3/pricing/
 """
 
 from __future__ import annotations

@@ -44,7 +44,8 @@ lint:
 ```
 
 ## References
-- shared/reference/peer-linters.md s2 (expiry in Trivy/tfsec; governed suppressions).
+- Trivy, ignore file entries with `expired_at`:
+  https://trivy.dev/latest/docs/configuration/filtering/
 """
 
 from __future__ import annotations

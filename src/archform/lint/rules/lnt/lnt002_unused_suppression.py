@@ -41,7 +41,7 @@ lint:
 ```
 
 ## References
-- shared/reference/peer-linters.md s2 (ruff RUF100 unused-noqa).
+- Ruff, RUF100 unused-noqa: https://docs.astral.sh/ruff/rules/unused-noqa/
 """
 
 from __future__ import annotations

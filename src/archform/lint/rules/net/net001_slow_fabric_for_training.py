@@ -7,10 +7,10 @@ TCP sockets, no RDMA).
 
 ## Why is this bad?
 Gradient allreduce time is bytes over bandwidth. On 25 GbE an allreduce that takes ~2 ms
-on InfiniBand takes ~40 ms, 20x slower; a 70B fine-tune on 32 H100 lost 48% of its
-throughput on 100 Gbps RoCE against NDR400 InfiniBand. "You need at least 200 Gbps RoCE
-or InfiniBand." Small jobs are fine: "for 2 nodes with 4 GPUs each, 100 Gbps RoCE works
-fine", hence the 16-GPU floor.
+on InfiniBand takes ~40 ms, 20x slower. At 16 GPUs and more the
+allreduce share of every step grows with the GPU count, so the floor is 200 Gbps RDMA
+(RoCE or InfiniBand); two nodes of four GPUs on 100 Gbps RoCE are fine, hence the 16-GPU
+floor.
 
 ## Example
 ```yaml
@@ -41,8 +41,12 @@ fabric:
 ```
 
 ## References
-- seed article: "Using Ethernet for training", the InfiniBand moment benchmark, FAQ.
-- shared/reference/training-clusters.md s2.1, s6.
+- nccl-tests, performance notes (bus bandwidth):
+  https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md
+- nccl-tests issue 290 (NDR InfiniBand: 46-48 GB/s per NIC):
+  https://github.com/NVIDIA/nccl-tests/issues/290
+- Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in
+  MPICH", IJHPCA 19(1), 2005 (ring allreduce cost model)
 """
 
 from __future__ import annotations

@@ -40,7 +40,10 @@ fabric:
 ```
 
 ## References
-- shared/reference/training-clusters.md s2.1 (NDR 46-48 GB/s per NIC, 8 rails), s5, s6.
+- nccl-tests issue 290 (NDR InfiniBand: 46-48 GB/s per NIC, 8 rails):
+  https://github.com/NVIDIA/nccl-tests/issues/290
+- nccl-tests, performance notes (bus bandwidth):
+  https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md
 """
 
 from __future__ import annotations

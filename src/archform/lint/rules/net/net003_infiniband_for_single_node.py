@@ -6,7 +6,8 @@ Reports (info) a one-node TrainingCluster that declares `fabric.kind: infiniband
 
 ## Why is this bad?
 Inside one node the GPUs talk over NVLink/NVSwitch; the inter-node fabric carries nothing
-but storage traffic. "For 4-8 GPUs in one node, NVLink is enough." The HCAs, switch ports
+but storage traffic. For 4-8 GPUs in one node NVLink is
+enough. The HCAs, switch ports
 and subnet manager are cost without benefit until the cluster grows.
 
 ## Example
@@ -38,7 +39,10 @@ fabric:
 ```
 
 ## References
-- seed article FAQ: "Do I need InfiniBand for small clusters? No."
+- NCCL environment variables (NVLink P2P inside a node):
+  https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html
+- nccl-tests issue 212 (one H100 node: about 480 GB/s allreduce bus bandwidth):
+  https://github.com/NVIDIA/nccl-tests/issues/212
 """
 
 from __future__ import annotations

@@ -40,8 +40,14 @@ compute:
 ```
 
 ## References
-- shared/reference/training-clusters.md s5 (placement group, COLLOCATED, VMSS).
-- AWS ParallelCluster EfaPlacementGroupValidator.
+- Amazon EC2, cluster placement groups:
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-groups.html
+- Google Compute Engine, compact placement policies:
+  https://cloud.google.com/compute/docs/instances/use-compact-placement-policies
+- Azure, scale sets and placement groups:
+  https://learn.microsoft.com/azure/virtual-machine-scale-sets/virtual-machine-scale-sets-placement-groups
+- AWS ParallelCluster EfaPlacementGroupValidator:
+  https://github.com/aws/aws-parallelcluster/blob/develop/cli/src/pcluster/validators/cluster_validators.py
 """
 
 from __future__ import annotations

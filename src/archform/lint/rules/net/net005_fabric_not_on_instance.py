@@ -44,7 +44,10 @@ fabric:
 ```
 
 ## References
-- AWS ParallelCluster EfaValidator; archform catalog (src/archform/spec/data/catalog.yaml).
+- Amazon EC2, EFA supported instance types:
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html
+- AWS ParallelCluster EfaValidator:
+  https://github.com/aws/aws-parallelcluster/blob/develop/cli/src/pcluster/validators/cluster_validators.py
 """
 
 from __future__ import annotations

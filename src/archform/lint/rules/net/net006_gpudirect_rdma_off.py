@@ -40,7 +40,10 @@ fabric:
 ```
 
 ## References
-- shared/reference/training-clusters.md s2 (NCCL_NET_GDR_LEVEL, DMA-BUF), s3 (nvidia-peermem).
+- NCCL environment variables, NCCL_NET_GDR_LEVEL and NCCL_DMABUF_ENABLE:
+  https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html
+- NVIDIA GPU Operator, GPUDirect RDMA (nvidia-peermem or DMA-BUF):
+  https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/gpu-operator-rdma.html
 """
 
 from __future__ import annotations

@@ -41,7 +41,10 @@ fabric:
 ```
 
 ## References
-- shared/reference/training-clusters.md s2 (SHARP / CollNet), s3 (rail-optimized design).
+- NVIDIA HPC-X, NCCL-RDMA-SHARP plugins (at most 2 aggregation flows per switch, one per HCA
+  rail): https://docs.nvidia.com/networking/display/hpcxv226/NCCL-RDMA-SHARP-Plugins
+- NVIDIA SHARP 3.9.1, using SHARP with NCCL:
+  https://docs.nvidia.com/networking/display/sharpltsv391/using+nvidia+sharp+with+nvidia+nccl
 """
 
 from __future__ import annotations

@@ -55,9 +55,12 @@ training:
 ```
 
 ## References
-- shared/reference/training-clusters.md s6 (allreduce bound, alpha-beta ring, ZeRO/FSDP
-  volumes), s2.1 (NDR busbw per NIC).
-- Rajbhandari et al., ZeRO, arXiv:1910.02054 s7.
+- Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in
+  MPICH", IJHPCA 19(1), 2005 (ring allreduce cost model)
+- nccl-tests issue 290 (NDR bus bandwidth per NIC):
+  https://github.com/NVIDIA/nccl-tests/issues/290
+- Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
+  arXiv:1910.02054 s7
 """
 
 from __future__ import annotations

@@ -7,8 +7,7 @@ Flags a Platform whose `inference` names a TrainingCluster instead of an Inferen
 Training wants a fixed, tightly coupled, single-zone cluster run at full utilisation;
 serving wants autoscaled, loosely coupled replicas in several regions. Sharing one
 cluster means serving competes with training jobs for GPUs and maintenance windows
-(training nodes need a parallel maintenance strategy, serving a rolling one). "Most
-startups try to smash training and inference into one architecture. That's a mistake."
+(training nodes need a parallel maintenance strategy, serving a rolling one).
 
 ## Example
 ```yaml
@@ -51,8 +50,11 @@ registry: {provider: aws, region: us-east-1, bucket: corp-models}
 ```
 
 ## References
-- seed article, "Hybrid Architectures: The Best of Both Worlds".
-- shared/reference/inference-fleets.md s4 (training and serving in the same GPU pool).
+- Slurm, maintenance reservations: https://slurm.schedmd.com/reservations.html
+- Kubernetes, rolling updates:
+  https://kubernetes.io/docs/tutorials/kubernetes-basics/update/update-intro/
+- Kubernetes, Horizontal Pod Autoscaling:
+  https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/
 """
 
 from __future__ import annotations

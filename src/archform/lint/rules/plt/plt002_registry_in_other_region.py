@@ -58,7 +58,9 @@ registry: {provider: aws, region: us-east-1, bucket: corp-models}
 ```
 
 ## References
-- seed article: the two-tier pipeline exports weights to S3-compatible storage.
+- Amazon S3 pricing, data transfer between regions: https://aws.amazon.com/s3/pricing/
+- Amazon S3, replicating objects across regions:
+  https://docs.aws.amazon.com/AmazonS3/latest/userguide/replication.html
 """
 
 from __future__ import annotations

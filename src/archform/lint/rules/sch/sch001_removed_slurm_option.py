@@ -48,8 +48,8 @@ scheduler:
 ```
 
 ## References
-- shared/reference/training-clusters.md s1.1 (cons_res removed in 23.11; topology plugin
-  names), s7 items 1-3; SchedMD RELEASE_NOTES 23.11.
+- Slurm 23.11 RELEASE_NOTES: https://github.com/SchedMD/slurm/blob/slurm-23-11-0-1/RELEASE_NOTES
+- slurm.conf(5): https://slurm.schedmd.com/slurm.conf.html
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ scheduler:
 ```
 
 ## References
-- gres.conf(5) AutoDetect; shared/reference/training-clusters.md s1.2, s7 item 4.
+- gres.conf(5), AutoDetect cannot be used with cloud nodes:
+  https://slurm.schedmd.com/gres.conf.html#OPT_AutoDetect
 """
 
 from __future__ import annotations

@@ -38,7 +38,11 @@ scheduler:
 ```
 
 ## References
-- shared/reference/training-clusters.md s1.6 (health checks); DeepOps/NHC and DCGM practice.
+- slurm.conf(5), HealthCheckProgram:
+  https://slurm.schedmd.com/slurm.conf.html#OPT_HealthCheckProgram
+- LBNL Node Health Check: https://github.com/mej/nhc
+- NVIDIA DCGM diagnostics:
+  https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ scheduler:
 ```
 
 ## References
-- slurm.conf(5) SlurmctldHost (a second line adds a backup controller).
+- slurm.conf(5), SlurmctldHost (a second line adds a backup controller):
+  https://slurm.schedmd.com/slurm.conf.html#OPT_SlurmctldHost
 """
 
 from __future__ import annotations

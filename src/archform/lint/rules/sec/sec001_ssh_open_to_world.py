@@ -37,7 +37,8 @@ access:
 ```
 
 ## References
-- archform security defaults: private by default, no 0.0.0.0/0 for SSH or APIs.
+- AWS Security Hub, EC2.13 security groups should not allow ingress from 0.0.0.0/0 to port 22:
+  https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html
 """
 
 from __future__ import annotations

@@ -35,7 +35,11 @@ kubernetes:
 ```
 
 ## References
-- archform security defaults: private by default, no 0.0.0.0/0 for SSH or APIs.
+- Amazon EKS, cluster API server endpoint access:
+  https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html
+- GKE, private clusters:
+  https://cloud.google.com/kubernetes-engine/docs/concepts/private-cluster-concept
+- AKS, private clusters: https://learn.microsoft.com/azure/aks/private-clusters
 """
 
 from __future__ import annotations

@@ -45,7 +45,11 @@ storage:
 ```
 
 ## References
-- archform security defaults: encryption at rest on every volume, file system and bucket.
+- Amazon FSx for Lustre, encryption at rest:
+  https://docs.aws.amazon.com/fsx/latest/LustreGuide/encryption-at-rest.html
+- Amazon EBS encryption: https://docs.aws.amazon.com/ebs/latest/userguide/ebs-encryption.html
+- Amazon S3, default bucket encryption:
+  https://docs.aws.amazon.com/AmazonS3/latest/userguide/default-bucket-encryption.html
 """
 
 from __future__ import annotations

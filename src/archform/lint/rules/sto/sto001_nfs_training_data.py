@@ -7,7 +7,6 @@ Flags a storage entry with `purpose: training_data` and `kind: nfs`.
 One NFS server (or a filer's few heads) feeds every GPU: throughput does not grow with
 the cluster, metadata operations serialise, and every data-loader worker on every node
 hits the same mount. ParallelCluster users report NFS slowdowns beyond about five nodes.
-"Do not use NFS or S3."
 
 ## Example
 ```yaml
@@ -47,9 +46,9 @@ storage:
 ```
 
 ## References
-- seed article: "Get the storage. Parallel filesystem (Lustre, GPUDirect Storage). Do not
-  use NFS or S3."
-- shared/reference/training-clusters.md s4 (Lustre throughput scales with capacity x tier).
+- Amazon FSx for Lustre performance (throughput scales with storage capacity):
+  https://docs.aws.amazon.com/fsx/latest/LustreGuide/performance.html
+- Lustre striping best practices: https://wiki.lustre.org/Lustre_Striping_Best_Practices
 """
 
 from __future__ import annotations

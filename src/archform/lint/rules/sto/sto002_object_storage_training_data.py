@@ -7,7 +7,7 @@ no parallel file system or local NVMe cache for training data in front of it
 
 ## Why is this bad?
 Object stores have high per-request latency and per-prefix request limits; GPUs stall
-waiting for input. "I've seen S3 kill training by 70%." A Lustre file system linked to
+waiting for input. A Lustre file system linked to
 the bucket (FSx data repository association, Managed Lustre import) or a local cache
 keeps the bucket as the source of truth without reading it in the training loop.
 
@@ -48,8 +48,10 @@ storage:
 ```
 
 ## References
-- seed article: "Do not use NFS or S3. I've seen S3 kill training by 70%."
-- shared/reference/training-clusters.md s4 (S3 link via DataRepositoryAssociation).
+- Amazon S3, performance guidelines:
+  https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html
+- Amazon FSx for Lustre, linking a file system to S3 (data repository association):
+  https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html
 """
 
 from __future__ import annotations

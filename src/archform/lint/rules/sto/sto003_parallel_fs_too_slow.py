@@ -55,8 +55,12 @@ storage:
 ```
 
 ## References
-- shared/reference/training-clusters.md s4 (FSx / Managed Lustre tiers, MB/s per TiB).
-- Rajbhandari et al., ZeRO, arXiv:1910.02054 s3.1 (16 bytes per parameter).
+- Amazon FSx for Lustre performance (MB/s per TiB):
+  https://docs.aws.amazon.com/fsx/latest/LustreGuide/performance.html
+- Google Cloud Managed Lustre, performance tiers:
+  https://cloud.google.com/managed-lustre/docs/performance-tiers
+- Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
+  arXiv:1910.02054 s3.1 (16 bytes per parameter)
 """
 
 from __future__ import annotations

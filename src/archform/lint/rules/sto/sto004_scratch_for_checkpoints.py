@@ -46,8 +46,11 @@ storage:
 ```
 
 ## References
-- shared/reference/training-clusters.md s4 (SCRATCH_2: no replication, I/O errors on
-  server failure) and s7 item 14.
+- Amazon FSx for Lustre, deployment types:
+  https://docs.aws.amazon.com/fsx/latest/LustreGuide/using-fsx-lustre.html
+- AWS CDK LustreDeploymentType (scratch: data is not replicated and does not persist on server
+  failure):
+  https://docs.aws.amazon.com/cdk/api/v2/python/aws_cdk.aws_fsx/LustreDeploymentType.html
 """
 
 from __future__ import annotations

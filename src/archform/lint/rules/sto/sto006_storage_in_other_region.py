@@ -47,7 +47,8 @@ storage:
 ```
 
 ## References
-- shared/reference/inference-fleets.md s4 (object-storage weights in another region).
+- Amazon S3 pricing, data transfer between regions: https://aws.amazon.com/s3/pricing/
+- KServe issue 3869 (weights from another region): https://github.com/kserve/kserve/issues/3869
 """
 
 from __future__ import annotations

@@ -56,7 +56,8 @@ storage:
 ```
 
 ## References
-- AWS ParallelCluster DuplicateMountDirValidator / OverlappingMountDirValidator.
+- AWS ParallelCluster DuplicateMountDirValidator and OverlappingMountDirValidator:
+  https://github.com/aws/aws-parallelcluster/blob/develop/cli/src/pcluster/validators/cluster_validators.py
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ region the nodes are not in.
 ## Why is this bad?
 Every training step ends with a gradient synchronisation across all GPUs. Between regions
 the round trip is tens of milliseconds instead of microseconds inside one fabric, and the
-inter-region links carry a fraction of a GPU node's 400-3,200 Gbps. "Do not distribute
-across geographic regions. Latency kills gradient sync." Training data read across regions
+inter-region links carry a fraction of a GPU node's 400-3,200 Gbps. Latency
+between regions dominates gradient synchronisation. Training data read across regions
 adds the same latency to every input batch, plus egress charges.
 
 ## Example
@@ -39,8 +39,10 @@ compute:
 ```
 
 ## References
-- seed article, "The Checklist": do not distribute across geographic regions.
-- shared/reference/training-clusters.md s6 (allreduce time grows with latency and ranks).
+- Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in
+  MPICH", IJHPCA 19(1), 2005 (ring allreduce cost model)
+- Amazon EC2, Regions and Availability Zones:
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/using-regions-availability-zones.html
 """
 
 from __future__ import annotations

@@ -5,10 +5,8 @@ Flags a TrainingCluster whose `placement.zones` names more than one zone.
 
 ## Why is this bad?
 Zones are separate buildings joined by metro links: the RDMA fabrics (EFA, InfiniBand,
-RDMA VPCs) do not cross them, and the step time is set by the slowest link. A measured
-64-GPU job spread over three availability zones had 34% lower throughput and 7x the
-step-time variance of the same GPUs in one cluster. AWS ParallelCluster refuses EFA
-queues that span zones (EfaMultiAzValidator).
+RDMA VPCs) do not cross them, and the step time is set by the slowest link. AWS
+ParallelCluster refuses EFA queues that span zones (EfaMultiAzValidator).
 
 ## Example
 ```yaml
@@ -39,8 +37,10 @@ compute:
 ```
 
 ## References
-- seed article: 64 GPUs across 3 AZs, 34% lower throughput, 7x step variance.
-- AWS ParallelCluster EfaMultiAzValidator.
+- AWS ParallelCluster EfaMultiAzValidator:
+  https://github.com/aws/aws-parallelcluster/blob/develop/cli/src/pcluster/validators/cluster_validators.py
+- Amazon EC2, cluster placement groups (one Availability Zone):
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-groups.html
 """
 
 from __future__ import annotations

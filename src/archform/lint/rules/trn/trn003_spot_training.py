@@ -7,8 +7,8 @@ at most `checkpoint_interval_minutes` (default 15).
 
 ## Why is this bad?
 A synchronous job stops when any node is reclaimed; everything since the last checkpoint
-is lost, then the job waits for replacement capacity. "A spot instance interruption can
-waste 4+ hours of work." Spot capacity for large GPU counts is also the first to vanish.
+is lost, then the job waits for replacement capacity. One
+interruption can cost hours of work. Spot capacity for large GPU counts is also the first to vanish.
 
 ## Example
 ```yaml
@@ -39,7 +39,10 @@ compute:
 ```
 
 ## References
-- seed article FAQ: spot instances are a bad idea for training.
+- Amazon EC2, Spot Instance interruptions:
+  https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/spot-interruptions.html
+- Google Compute Engine, Spot VMs (30-second preemption notice):
+  https://cloud.google.com/compute/docs/instances/spot
 """
 
 from __future__ import annotations

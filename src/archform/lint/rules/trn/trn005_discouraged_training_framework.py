@@ -7,7 +7,7 @@ Flags `training.framework: horovod` or `custom_mpi`.
 PyTorch FSDP, DeepSpeed, Megatron/NeMo and JAX are where sharded optimizers, overlap of
 communication with compute, and NCCL tuning are maintained. Horovod has been in
 maintenance mode, and home-grown MPI training loops re-implement (and usually miss)
-bucketing, overlap and sharding. "PyTorch FSDP or NeMo. Not Horovod. Not home-grown MPI."
+bucketing, overlap and sharding.
 
 ## Example
 ```yaml
@@ -38,7 +38,10 @@ training:
 ```
 
 ## References
-- seed article: "Use the right framework. PyTorch FSDP or NeMo."
+- Zhao et al., "PyTorch FSDP: Experiences on Scaling Fully Sharded Data Parallel",
+  arXiv:2304.11277
+- PyTorch, FullyShardedDataParallel: https://pytorch.org/docs/stable/fsdp.html
+- NVIDIA NeMo Framework: https://docs.nvidia.com/nemo-framework/user-guide/latest/overview.html
 """
 
 from __future__ import annotations

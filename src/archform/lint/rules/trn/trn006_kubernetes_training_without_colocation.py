@@ -6,9 +6,9 @@ Flags a multi-node training cluster with `scheduler.kind: kubernetes` whose
 
 ## Why is this bad?
 The Kubernetes scheduler places pods wherever a GPU is free: different racks, different
-spines, nodes whose network is shared with logs and health checks. "Scheduling GPUs is not
-the same as building a GPU cluster": a team spent 8 weeks debugging NCCL timeouts before
-moving to a dedicated cluster and finishing in 2.
+spines, nodes whose network is shared with logs and health checks. Scheduling GPUs
+is not the same as building a GPU cluster: NCCL traffic then crosses spines the job does
+not control, and collective timeouts follow.
 
 ## Example
 ```yaml
@@ -43,7 +43,10 @@ scheduler:
 ```
 
 ## References
-- seed article: "No guaranteed co-location (pods can land on different racks)".
+- Kueue, topology aware scheduling:
+  https://kueue.sigs.k8s.io/docs/concepts/topology_aware_scheduling/
+- GKE, compact placement:
+  https://cloud.google.com/kubernetes-engine/docs/how-to/compact-placement
 """
 
 from __future__ import annotations

@@ -38,7 +38,9 @@ fabric: {kind: infiniband, gbps_per_node: 3200}
 ```
 
 ## References
-- NCCL collectives complete at the pace of the slowest rank (training-clusters.md s6).
+- Thakur, Rabenseifner and Gropp, "Optimization of Collective Communication Operations in
+  MPICH", IJHPCA 19(1), 2005 (ring allreduce cost model)
+- NCCL environment variables: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html
 """
 
 from __future__ import annotations

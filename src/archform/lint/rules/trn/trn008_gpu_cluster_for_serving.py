@@ -6,8 +6,7 @@ Flags a TrainingCluster declared with `purpose: serving`.
 ## Why is this bad?
 Serving is loosely coupled: replicas do not talk to each other, traffic varies 10x over a
 day, and regions matter for users. A training cluster's fabric, placement group and
-fixed size are paid for and not used. "We would never use a GPU cluster for this. Waste of
-money."
+fixed size are paid for and not used.
 
 ## Example
 ```yaml
@@ -34,7 +33,10 @@ gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_regi
 ```
 
 ## References
-- seed article: "Distributed Computing Still Wins for Inference".
+- vLLM, distributed inference and serving:
+  https://docs.vllm.ai/en/latest/serving/distributed_serving.html
+- Kubernetes, Horizontal Pod Autoscaling:
+  https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/
 """
 
 from __future__ import annotations
