@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import traceback
@@ -26,6 +27,15 @@ T = TypeVar("T")
 def fail(message: str, hint: str = "") -> NoReturn:
     """Raise a usage error (exit 2)."""
     raise UsageError(message, hint)
+
+
+def check_number(option: str, value: float, low: float, high: float, example: str) -> None:
+    """Refuse NaN, infinities and values outside [low, high] for a numeric option (exit 2)."""
+    if not math.isfinite(value) or not low <= value <= high:
+        fail(
+            f"{option} {value!r} is out of range",
+            f"use a finite number from {low:g} to {high:g}, e.g. {option} {example}",
+        )
 
 
 def select_documents(loaded: BlueprintSet, name: str | None) -> list[Document]:
