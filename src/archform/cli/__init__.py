@@ -20,8 +20,8 @@ EXIT_INTERRUPTED = 130
 def main() -> None:
     """Console-script entry point: domain errors become one line on stderr, exit 2."""
     try:
-        from archform.cli._core import run
         from archform.cli._app import app
+        from archform.cli._core import run
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(EXIT_INTERRUPTED)

@@ -65,6 +65,19 @@ def guarded(func: Callable[[], T]) -> T:
     except UsageError as exc:
         echo_err(exc.render())
         raise typer.Exit(EXIT_USAGE) from None
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        echo_err(path_error(exc).render())
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def path_error(exc: OSError) -> UsageError:
+    """An OSError on a path the user gave (permissions, a folder where a file goes, ...)."""
+    reason = exc.strerror or type(exc).__name__
+    return UsageError(
+        f"{exc.filename}: {reason}", "check the path, its type (file or folder) and permissions"
+    )
 
 
 def run(app: typer.Typer) -> None:
@@ -85,6 +98,11 @@ def run(app: typer.Typer) -> None:
     except KeyboardInterrupt:
         echo_err("interrupted")
         sys.exit(130)
+    except OSError as exc:
+        if exc.filename is None:
+            _internal(exc)
+        echo_err(path_error(exc).render())
+        sys.exit(EXIT_USAGE)
     except Exception as exc:
         kind = type(exc).__name__
         exit_code = getattr(exc, "exit_code", None)
@@ -99,11 +117,15 @@ def run(app: typer.Typer) -> None:
         if isinstance(exit_code, int) and hasattr(exc, "format_message"):
             echo_err(f"error: {exc.format_message()} (hint: archform COMMAND --help)")
             sys.exit(EXIT_USAGE)
-        if os.environ.get("ARCHFORM_DEBUG"):
-            traceback.print_exc()
-        echo_err(
-            f"internal error: {kind}: {exc} "
-            "(hint: this is a bug in archform; rerun with ARCHFORM_DEBUG=1 and report it)"
-        )
-        sys.exit(EXIT_INTERNAL)
+        _internal(exc)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _internal(exc: BaseException) -> NoReturn:
+    if os.environ.get("ARCHFORM_DEBUG"):
+        traceback.print_exc()
+    echo_err(
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(hint: this is a bug in archform; rerun with ARCHFORM_DEBUG=1 and report it)"
+    )
+    sys.exit(EXIT_INTERNAL)

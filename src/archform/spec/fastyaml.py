@@ -15,18 +15,21 @@ with ruamel, whose messages and positions are the reference (tests/spec/broken/)
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver
 
+from yaml import events as _ev
+from yaml.error import YAMLError as _LibyamlError
+
+_libyaml: Any
 try:  # PyYAML built with libyaml; without it every read takes the ruamel path
-    from yaml import _yaml as _libyaml
-    from yaml.error import YAMLError as _LibyamlError
+    _libyaml = importlib.import_module("yaml._yaml")
 except ImportError:  # pragma: no cover - PyYAML wheels always bundle libyaml
     _libyaml = None
-    _LibyamlError = Exception
 
 _CORE = "tag:yaml.org,2002:"
 _STR, _SEQ, _MAP = _CORE + "str", _CORE + "seq", _CORE + "map"
@@ -156,12 +159,10 @@ class _Composer:
 
     def documents(self) -> list[YNode | None]:
         events = self.parser
-        Y = _libyaml
-        assert Y is not None
-        scalar_event, alias_event = Y.ScalarEvent, Y.AliasEvent
-        seq_start, map_start = Y.SequenceStartEvent, Y.MappingStartEvent
-        seq_end, map_end = Y.SequenceEndEvent, Y.MappingEndEvent
-        doc_start, doc_end = Y.DocumentStartEvent, Y.DocumentEndEvent
+        scalar_event, alias_event = _ev.ScalarEvent, _ev.AliasEvent
+        seq_start, map_start = _ev.SequenceStartEvent, _ev.MappingStartEvent
+        seq_end, map_end = _ev.SequenceEndEvent, _ev.MappingEndEvent
+        doc_start, doc_end = _ev.DocumentStartEvent, _ev.DocumentEndEvent
         roots: list[YNode | None] = []
         anchors: dict[str, YNode] = {}
         # open collections: [node, pending mapping key or None]
