@@ -46,7 +46,15 @@ def select_documents(loaded: BlueprintSet, name: str | None) -> list[Document]:
     chosen = [d for d in docs if d.name == name]
     if not chosen:
         fail(f"no document named {name!r}", "names: " + ", ".join(loaded.by_name))
-    return chosen
+    # A Platform is its two tiers joined by a registry: it comes with the documents it names,
+    # so its promote.json finds the fleet's manifests inside the same output folder.
+    joined = {
+        str(getattr(doc.model, part, ""))
+        for doc in chosen
+        if doc.kind == "Platform"
+        for part in ("training", "inference")
+    }
+    return [d for d in docs if d.name == name or d.name in joined]
 
 
 def echo_err(line: str) -> None:

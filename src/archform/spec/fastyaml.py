@@ -21,7 +21,6 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver
-
 from yaml import events as _ev
 from yaml.error import YAMLError as _LibyamlError
 
