@@ -4,8 +4,7 @@
 - `locked` takes an advisory `fcntl.flock` on `.<name>.archform-lock` beside the folder (or
   inside it when the parent is not writable, e.g. a mount point under a read-only parent):
   a second `generate` into the same folder waits for the first, up to `LOCK_WAIT_SECONDS`,
-  then stops with exit 2. The lock file itself is left in place (removing it would race
-  with a waiter that already opened it).
+  then stops with exit 2. The holder removes the lock file when done (see `locked`).
 - `clean_stale` removes `.archform-tmp-*` folders a killed run left behind; it runs under
   the lock, so no live run can own them.
 - `OutputDirError` is a UsageError: the CLI prints one line and exits 2.
@@ -76,30 +75,53 @@ def lock_path(out_dir: Path) -> Path:
 
 @contextlib.contextmanager
 def locked(out_dir: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
-    """Hold the advisory lock of `out_dir` for the duration of the block."""
+    """Hold the advisory lock of `out_dir` for the duration of the block.
+
+    The lock file is removed on the way out, while still locked; a waiter that then gets
+    the lock on the removed file notices (its inode is no longer at the path) and retries,
+    so exactly one holder exists at any time and no lock file is left behind.
+    """
     path = lock_path(out_dir)
+    deadline = time.monotonic() + wait
+    fd = _acquire(out_dir, path, deadline, wait)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        raise os_error(out_dir, exc) from None
-    try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise OutputDirError(
-                        f"{out_dir}: another archform run is writing this folder "
-                        f"(lock {path} held for more than {wait:.0f} s)",
-                        "wait for it to finish, or pick another output folder",
-                    ) from None
-                time.sleep(0.05)
         yield
     finally:
+        with contextlib.suppress(OSError):
+            path.unlink()
         os.close(fd)  # closing releases the flock
+
+
+def _acquire(out_dir: Path, path: Path, deadline: float, wait: float) -> int:
+    while True:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise os_error(out_dir, exc) from None
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise OutputDirError(
+                            f"{out_dir}: another archform run is writing this folder "
+                            f"(lock {path} held for more than {wait:.0f} s)",
+                            "wait for it to finish, or pick another output folder",
+                        ) from None
+                    time.sleep(0.05)
+            try:
+                current = path.stat().st_ino
+            except FileNotFoundError:
+                current = -1
+            if current == os.fstat(fd).st_ino:
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # the previous holder removed this file: lock the new one
 
 
 def clean_stale(out_dir: Path) -> list[Path]:

@@ -223,10 +223,10 @@ def _write_locked(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}{TMP_MARK}", dir=out_dir.parent))
     try:
         _fill(tmp, new)
-        _carry_over(out_dir, tmp, keep)
         (tmp / MANIFEST).write_text(manifest_text)
+        _fsync_files(tmp, [*new, MANIFEST])
+        _carry_over(out_dir, tmp, keep)
         tmp.chmod(0o755)
-        _fsync_tree(tmp)
         try:
             _swap(tmp, out_dir)
         except OSError as exc:
@@ -253,7 +253,11 @@ def _carry_over(out_dir: Path, tmp: Path, keep: _Existing) -> None:
         (tmp / rel).mkdir(parents=True, exist_ok=True)
     for rel in keep.files:
         (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(out_dir / rel, tmp / rel, follow_symlinks=False)
+        try:  # the same file (inode), not a copy: fast, and already durable
+            (tmp / rel).hardlink_to(out_dir / rel)
+        except OSError:
+            shutil.copy2(out_dir / rel, tmp / rel, follow_symlinks=False)
+            _fsync_file(tmp / rel)
     for rel in keep.links:
         (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp / rel).symlink_to((out_dir / rel).readlink())
@@ -267,7 +271,7 @@ def _write_in_place(
     try:
         _fill(tmp, new)
         (tmp / MANIFEST).write_text(manifest_text)
-        _fsync_tree(tmp)
+        _fsync_files(tmp, [*new, MANIFEST])
         for rel in new:
             dest = out_dir / rel
             if dest.is_dir() and not dest.is_symlink():
@@ -305,8 +309,11 @@ def _swap(tmp: Path, out_dir: Path) -> None:
         shutil.rmtree(backup)
 
 
-def _fsync_tree(root: Path) -> None:
-    for path in root.rglob("*"):
-        if path.is_file() and not path.is_symlink():
-            with path.open("rb") as handle, contextlib.suppress(OSError):
-                os.fsync(handle.fileno())
+def _fsync_files(root: Path, rels: list[str]) -> None:
+    for rel in rels:
+        _fsync_file(root / rel)
+
+
+def _fsync_file(path: Path) -> None:
+    with path.open("rb") as handle, contextlib.suppress(OSError):
+        os.fsync(handle.fileno())

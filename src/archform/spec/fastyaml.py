@@ -8,7 +8,8 @@ anchors shared by aliases, start marks 0-based like ruamel's), so everything dow
 `compose_all` is unchanged.
 
 It is deliberately conservative: whenever libyaml reports a problem, a `%YAML` directive is
-present, or nesting runs deep, `compose_all` returns None and the caller re-reads the text
+present, the text holds a YAML 1.1-only line break, or nesting runs deep, `compose_all`
+returns None and the caller re-reads the text
 with ruamel, whose messages and positions are the reference (tests/spec/broken/).
 """
 
@@ -34,6 +35,9 @@ _CORE = "tag:yaml.org,2002:"
 _STR, _SEQ, _MAP = _CORE + "str", _CORE + "seq", _CORE + "map"
 # Deeper than this, the ruamel path reports the depth problem exactly as before.
 _DEPTH_LIMIT = 200
+# libyaml follows YAML 1.1, where NEL, LS and PS are line breaks; in YAML 1.2 (ruamel) they
+# are ordinary characters. Text holding them is read by ruamel so the values stay the same.
+_YAML11_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 class YNode:
@@ -137,7 +141,7 @@ def available() -> bool:
 
 def compose_all(text: str) -> list[YNode | None] | None:
     """Root nodes of every document, or None when the ruamel path must decide."""
-    if _libyaml is None or "%YAML" in text:
+    if _libyaml is None or "%YAML" in text or _YAML11_BREAKS.search(text):
         return None
     parser = _libyaml.CParser(text)
     try:
