@@ -94,6 +94,7 @@ def expand_paths(
                         continue
                 if candidate.is_file():
                     found.append(candidate)
+        found = _unique(found)
         if not found:
             raise UsageError(
                 f"{path}: no blueprint files (*.yaml, *.yml) in this folder; nothing was checked",
@@ -101,6 +102,14 @@ def expand_paths(
             )
         out.extend(sorted(found))
     return out
+
+
+def _unique(files: list[Path]) -> list[Path]:
+    """One path per file: a symlink inside the folder to a file also found is read once."""
+    seen: dict[Path, Path] = {}
+    for path in sorted(files, key=lambda p: (p.is_symlink(), str(p))):
+        seen.setdefault(path.resolve(), path)
+    return list(seen.values())
 
 
 def _note(line: str) -> None:
