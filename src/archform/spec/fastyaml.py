@@ -80,7 +80,12 @@ def from_ruamel(root: Node) -> YNode:
             memo[id(node)] = out
             out.value.extend(walk(item) for item in node.value)
         else:
-            out = YNode(SCALAR, text, node.value, mark.line, mark.column)
+            value = node.value
+            if getattr(node, "style", None) == ">":
+                # ruamel's round-trip scanner marks fold points with BEL for its own
+                # emitter; the value itself has none (its safe constructor keeps them)
+                value = value.replace("\a", "")
+            out = YNode(SCALAR, text, value, mark.line, mark.column)
             memo[id(node)] = out
         return out
 
@@ -168,13 +173,22 @@ class _Composer:
         doc_start, doc_end = _ev.DocumentStartEvent, _ev.DocumentEndEvent
         roots: list[YNode | None] = []
         anchors: dict[str, YNode] = {}
-        # open collections: [node, pending mapping key or None]
+        # open collections: [node, pending mapping key or None, block-style mapping]
         stack: list[list[Any]] = []
         root: YNode | None = None
+        # An empty plain value in a block mapping (`key:` with nothing after it) has no text
+        # of its own. libyaml marks it where the ':' ends; ruamel where the next token
+        # starts, so it takes the next event's mark. In a flow mapping ruamel marks the end
+        # of the ':', which no event carries: such files are read by ruamel. (In sequences
+        # both mark the end of the '-'.)
+        empty: YNode | None = None
         while True:
             event = events.get_event()
             if event is None:
                 break
+            if empty is not None:
+                empty.line, empty.column = event.start_mark.line, event.start_mark.column
+                empty = None
             cls = type(event)
             node: YNode
             if cls is scalar_event:
@@ -183,6 +197,16 @@ class _Composer:
                 if tag is None or tag == "!":
                     tag = _resolve(event.value) if event.implicit[0] else _STR
                 node = YNode(SCALAR, tag, event.value, mark.line, mark.column)
+                if (
+                    not event.value
+                    and event.implicit[0]
+                    and not event.style
+                    and stack
+                    and stack[-1][1] is not None  # a mapping value
+                ):
+                    if not stack[-1][2]:
+                        raise _Fallback  # `{x: }`: ruamel marks the ':', unknown here
+                    empty = node
                 if event.anchor is not None:
                     anchors[event.anchor] = node
             elif cls is alias_event:
@@ -201,7 +225,7 @@ class _Composer:
                 coll = YNode(SEQ if is_seq else MAP, tag, [], mark.line, mark.column)
                 if event.anchor is not None:
                     anchors[event.anchor] = coll
-                stack.append([coll, None])
+                stack.append([coll, None, not is_seq and not event.flow_style])
                 continue
             elif cls is seq_end or cls is map_end:
                 node = stack.pop()[0]
