@@ -45,10 +45,10 @@ def test_broken_blueprint_is_located(path: Path) -> None:
 def test_oversized_file_is_refused(tmp_path: Path) -> None:
     big = tmp_path / "big.yaml"
     filler = "# " + "x" * 98 + "\n"
-    big.write_text("version: 1\n" + filler * 50_000)
+    big.write_text("version: 1\n" + filler * 170_000)
     result = run_cli(["validate", str(big)])
     assert result.returncode == 2
-    assert result.stderr.startswith(f"{big}:1:1: error: file is 5.") and "MiB" in result.stderr
+    assert result.stderr.startswith(f"{big}:1:1: error: file is 17.") and "16 MiB" in result.stderr
 
 
 def test_all_errors_of_a_file_are_listed(tmp_path: Path) -> None:

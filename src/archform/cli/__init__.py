@@ -1,77 +1,42 @@
 """The archform command line: thin commands over spec, lint, render and deploy.
 
 Heavy libraries (pulumi, ansible) are imported inside the commands that need them, so
-`archform --help` and `archform lint` stay fast.
+`archform --help` and `archform lint` stay fast. This module itself imports nothing heavy:
+`main` imports the application inside its own guard, so a Ctrl-C while the commands are
+still being imported ends with one line and exit 130, not a traceback.
 """
 
 from __future__ import annotations
 
-import typer
+import sys
+from typing import TYPE_CHECKING, Any
 
-from archform import __version__
-from archform.cli import (
-    _core,
-    deploy,
-    diagram,
-    diff,
-    estimate,
-    generate,
-    init,
-    lint,
-    plan,
-    promote,
-    rules,
-    schema,
-    validate,
-    verify,
-)
+if TYPE_CHECKING:
+    import typer
 
-app = typer.Typer(
-    name="archform",
-    help="Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"archform {__version__}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """Typed GPU-infrastructure blueprints: validate, lint, generate Pulumi and Ansible."""
-
-
-for _module in (
-    validate,
-    lint,
-    rules,
-    schema,
-    init,
-    generate,
-    plan,
-    verify,
-    estimate,
-    diff,
-    diagram,
-    promote,
-    deploy,
-):
-    _module.register(app)
+EXIT_INTERRUPTED = 130
 
 
 def main() -> None:
     """Console-script entry point: domain errors become one line on stderr, exit 2."""
-    _core.run(app)
+    try:
+        from archform.cli._app import app
+        from archform.cli._core import run
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
+    run(app)
 
+
+def __getattr__(name: str) -> Any:
+    """`from archform.cli import app` keeps working; the app is built on first use."""
+    if name == "app":
+        from archform.cli._app import app
+
+        return app
+    raise AttributeError(name)
+
+
+app: typer.Typer  # resolved lazily by __getattr__
 
 __all__ = ["app", "main"]

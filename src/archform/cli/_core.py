@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import traceback
@@ -28,6 +29,15 @@ def fail(message: str, hint: str = "") -> NoReturn:
     raise UsageError(message, hint)
 
 
+def check_number(option: str, value: float, low: float, high: float, example: str) -> None:
+    """Refuse NaN, infinities and values outside [low, high] for a numeric option (exit 2)."""
+    if not math.isfinite(value) or not low <= value <= high:
+        fail(
+            f"{option} {value!r} is out of range",
+            f"use a finite number from {low:g} to {high:g}, e.g. {option} {example}",
+        )
+
+
 def select_documents(loaded: BlueprintSet, name: str | None) -> list[Document]:
     """Every document, or only the one named by --name (a usage error when none matches)."""
     docs = list(loaded.documents)
@@ -36,7 +46,15 @@ def select_documents(loaded: BlueprintSet, name: str | None) -> list[Document]:
     chosen = [d for d in docs if d.name == name]
     if not chosen:
         fail(f"no document named {name!r}", "names: " + ", ".join(loaded.by_name))
-    return chosen
+    # A Platform is its two tiers joined by a registry: it comes with the documents it names,
+    # so its promote.json finds the fleet's manifests inside the same output folder.
+    joined = {
+        str(getattr(doc.model, part, ""))
+        for doc in chosen
+        if doc.kind == "Platform"
+        for part in ("training", "inference")
+    }
+    return [d for d in docs if d.name == name or d.name in joined]
 
 
 def echo_err(line: str) -> None:
@@ -55,6 +73,19 @@ def guarded(func: Callable[[], T]) -> T:
     except UsageError as exc:
         echo_err(exc.render())
         raise typer.Exit(EXIT_USAGE) from None
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        echo_err(path_error(exc).render())
+        raise typer.Exit(EXIT_USAGE) from None
+
+
+def path_error(exc: OSError) -> UsageError:
+    """An OSError on a path the user gave (permissions, a folder where a file goes, ...)."""
+    reason = exc.strerror or type(exc).__name__
+    return UsageError(
+        f"{exc.filename}: {reason}", "check the path, its type (file or folder) and permissions"
+    )
 
 
 def run(app: typer.Typer) -> None:
@@ -75,6 +106,11 @@ def run(app: typer.Typer) -> None:
     except KeyboardInterrupt:
         echo_err("interrupted")
         sys.exit(130)
+    except OSError as exc:
+        if exc.filename is None:
+            _internal(exc)
+        echo_err(path_error(exc).render())
+        sys.exit(EXIT_USAGE)
     except Exception as exc:
         kind = type(exc).__name__
         exit_code = getattr(exc, "exit_code", None)
@@ -89,11 +125,15 @@ def run(app: typer.Typer) -> None:
         if isinstance(exit_code, int) and hasattr(exc, "format_message"):
             echo_err(f"error: {exc.format_message()} (hint: archform COMMAND --help)")
             sys.exit(EXIT_USAGE)
-        if os.environ.get("ARCHFORM_DEBUG"):
-            traceback.print_exc()
-        echo_err(
-            f"internal error: {kind}: {exc} "
-            "(hint: this is a bug in archform; rerun with ARCHFORM_DEBUG=1 and report it)"
-        )
-        sys.exit(EXIT_INTERNAL)
+        _internal(exc)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _internal(exc: BaseException) -> NoReturn:
+    if os.environ.get("ARCHFORM_DEBUG"):
+        traceback.print_exc()
+    echo_err(
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(hint: this is a bug in archform; rerun with ARCHFORM_DEBUG=1 and report it)"
+    )
+    sys.exit(EXIT_INTERNAL)

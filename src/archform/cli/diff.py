@@ -86,7 +86,8 @@ def diff(
                     fail("--git needs at least one PATH", "archform diff --git main blueprints/")
                 old_files = materialize(git, paths_, Path(tmp))
                 # a path deleted from the working tree: its documents show up as removed
-                old, new = load_paths(old_files), load_paths([p for p in paths_ if p.exists()])
+                old = _load_at(git, old_files, Path(tmp))
+                new = load_paths([p for p in paths_ if p.exists()])
             else:
                 if len(paths_) != 2:
                     fail("give exactly two paths: OLD NEW", "or use --git REF PATH...")
@@ -109,6 +110,25 @@ def diff(
     code = guarded(run)
     if code:
         raise typer.Exit(code)
+
+
+def _load_at(ref: str, files: list[Path], root: Path) -> BlueprintSet:
+    """Load files materialised from `ref`; problems name them `REF:path`, not the temp copy."""
+    import dataclasses
+
+    from archform.spec import SpecError, load_paths
+
+    try:
+        return load_paths(files)
+    except SpecError as exc:
+        prefix = str(root) + "/"
+        problems = [
+            dataclasses.replace(p, file=f"{ref}:{p.file.removeprefix(prefix)}")
+            if p.file.startswith(prefix)
+            else p
+            for p in exc.problems
+        ]
+        raise SpecError(problems) from None
 
 
 def _lint_delta(old: BlueprintSet, new: BlueprintSet) -> tuple[list[LintItem], list[LintItem]]:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from archform.cli._core import fail, guarded
+from archform.cli._core import check_number, fail, guarded
 
 
 def register(app: typer.Typer) -> None:
@@ -156,10 +156,10 @@ def estimate(
     def run() -> None:
         if fmt not in ("text", "json"):
             fail(f"unknown format {fmt!r}", "use text or json")
-        if not 0.05 <= utilization <= 1.0:
-            fail(f"--utilization {utilization} is not a fraction", "e.g. --utilization 0.92")
-        if tokens_per_gpu is not None and tokens_per_gpu <= 0:
-            fail("--tokens-per-gpu must be positive")
+        check_number("--utilization", utilization, 0.05, 1.0, "0.92")
+        check_number("--overhead-gib", overhead_gib, 0.0, 1024.0, "0.83")
+        if tokens_per_gpu is not None:
+            check_number("--tokens-per-gpu", tokens_per_gpu, 1e-3, 1e7, "2500")
         if gpu is not None:
             from archform.estimate.inference import USABLE_GIB
             from archform.spec.catalog import load_catalog
@@ -173,7 +173,7 @@ def estimate(
             fail("no InferenceFleet in the given blueprints", "estimate sizes serving fleets")
         results = [_estimate_one(f, gpu, utilization, overhead_gib, tokens_per_gpu) for f in fleets]
         if fmt == "json":
-            typer.echo(json.dumps(results, indent=2))
+            typer.echo(json.dumps(results, indent=2, allow_nan=False))
         else:
             for i, r in enumerate(results):
                 if i:

@@ -20,7 +20,10 @@ def generate(
     ),
     output: Path = typer.Option(..., "--output", "-o", help="Output folder (replaced atomically)."),
     name: str | None = typer.Option(
-        None, "--name", "-n", help="Only this document (default: every document given)."
+        None,
+        "--name",
+        "-n",
+        help="Only this document (a Platform with the two it joins; default: every document).",
     ),
     force: bool = typer.Option(False, "--force", help="Overwrite generated files you edited."),
 ) -> None:

@@ -96,11 +96,21 @@ def _run(
     if config_path is not None and not config_path.is_file():
         raise UsageError(f"--config {config_path}: no such file")
     settings = cfg.load_config(source) if source else cfg.LintConfig()
+    if select and not cfg.split_codes(select):
+        raise UsageError(
+            f"--select {' '.join(repr(s) for s in select)} names no rule; nothing would be checked",
+            "give rule codes or prefixes (TRN, NET001), or leave --select out for every rule",
+        )
     chosen = cfg.select_rules(
         registry,
         cfg.split_codes(select) if select else settings.select,
         [*settings.ignore, *cfg.split_codes(ignore)],
     )
+    if not chosen:
+        raise UsageError(
+            "no rule is left after --select/--ignore; nothing would be checked",
+            "ignore fewer rules",
+        )
     options = cfg.rule_options(registry, settings)
     threshold = cfg.parse_fail_on(fail_on) if fail_on is not None else settings.fail_on
     today = today_from_env()

@@ -40,8 +40,19 @@ class DeployState:
                 f"{path}: unreadable deploy state ({exc})",
                 "delete it to start over (every phase runs again; they are idempotent)",
             ) from None
-        phases = {str(k): str(v) for k, v in dict(data.get("phases", {})).items()}
-        return cls(path, str(data.get("blueprint", "")), phases)
+        phases = data.get("phases", {}) if isinstance(data, dict) else None
+        blueprint = data.get("blueprint", "") if isinstance(data, dict) else None
+        if (
+            not isinstance(phases, dict)
+            or not isinstance(blueprint, str)
+            or not all(isinstance(v, str) for v in phases.values())
+        ):
+            raise UsageError(
+                f"{path}: deploy state has the wrong shape (expected an object with "
+                '"blueprint": "<sha256>" and "phases": {"<phase>": "done|running|failed|pending"})',
+                "delete it to start over (every phase runs again; they are idempotent)",
+            )
+        return cls(path, blueprint, {str(k): v for k, v in phases.items()})
 
     def status(self, phase: str) -> str:
         """done, running, failed or pending."""

@@ -9,17 +9,21 @@ from archform.spec.errors import UsageError
 from archform.spec.loader import YAML_SUFFIXES
 
 
-def _git(args: list[str], cwd: Path) -> str:
+def _git_bytes(args: list[str], cwd: Path) -> bytes:
     try:
-        proc = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=60
-        )
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=60)
     except FileNotFoundError:
         raise UsageError("git is not installed", "install git or compare two folders") from None
     if proc.returncode != 0:
-        detail = " ".join(proc.stderr.split()) or f"exit {proc.returncode}"
+        stderr = proc.stderr.decode("utf-8", errors="replace")
+        detail = " ".join(stderr.split()) or f"exit {proc.returncode}"
         raise UsageError(f"git {' '.join(args)}: {detail}", "check the revision and the paths")
-    return proc.stdout
+    return bytes(proc.stdout)
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    # File names git prints are bytes too; surrogateescape keeps odd ones round-trippable.
+    return _git_bytes(args, cwd).decode("utf-8", errors="surrogateescape")
 
 
 def materialize(ref: str, paths: list[Path], dest: Path, cwd: Path | None = None) -> list[Path]:
@@ -47,6 +51,7 @@ def materialize(ref: str, paths: list[Path], dest: Path, cwd: Path | None = None
         for name in sorted(files):
             target = dest / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(_git(["show", f"{ref}:{name}"], root), encoding="utf-8")
+            # Bytes as committed: the loader reports a non-UTF-8 file at its first bad byte.
+            target.write_bytes(_git_bytes(["show", f"{ref}:{name}"], root))
             out.append(target)
     return out

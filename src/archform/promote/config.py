@@ -11,8 +11,8 @@ from typing import Any
 from archform.spec import UsageError
 
 SCHEMA = "archform.promote/v1"
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")  # fullmatch
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # fullmatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +80,9 @@ def load_config(path: Path) -> PromoteConfig:
         )
     except KeyError as exc:
         raise UsageError(f"{path}: missing key {exc.args[0]!r}", hint) from None
-    if not _BUCKET.match(bucket):
+    if not _BUCKET.fullmatch(bucket):
         raise UsageError(f"{path}: {bucket!r} is not an S3 bucket name", hint)
-    if not _NAME.match(model):
+    if not _NAME.fullmatch(model):
         raise UsageError(f"{path}: model name {model!r} cannot be an object key segment", hint)
     if approval not in {"manual", "automatic"}:
         raise UsageError(f"{path}: approval must be manual or automatic, not {approval!r}", hint)

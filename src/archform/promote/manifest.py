@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +21,9 @@ from archform.spec import UsageError
 SCHEMA = "archform.model-manifest/v1"
 MANIFEST_NAME = "manifest.json"
 _CHUNK = 8 * 1024 * 1024
-VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@+-]{0,255}$")
+# Matched with fullmatch: `$` alone would accept a trailing newline ("v2\n").
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,255}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,18 +107,32 @@ def checkpoint_files(checkpoint: Path) -> list[tuple[str, Path]]:
             f"{checkpoint}: checkpoint folder not found", "pass the folder the trainer wrote"
         )
     found: list[tuple[str, Path]] = []
-    for path in checkpoint.rglob("*"):
-        if not path.is_file():
-            continue
-        rel = path.relative_to(checkpoint).as_posix()
-        if rel == MANIFEST_NAME:
-            raise UsageError(
-                f"{path}: a checkpoint may not contain {MANIFEST_NAME}",
-                "that name is reserved for the registry's manifest",
-            )
-        if any(c in rel for c in "\n\r\\") or rel.startswith("/"):
-            raise UsageError(f"{path}: file name cannot be an object key", "rename the file")
-        found.append((rel, path))
+    for dirpath, dirnames, filenames in os.walk(checkpoint):
+        base = Path(dirpath)
+        for name in sorted(dirnames + filenames):
+            path = base / name
+            if path.is_symlink():
+                raise UsageError(
+                    f"{path}: is a symlink (to {path.readlink()}); checkpoint entries must "
+                    "be regular files and folders inside the checkpoint folder, symlinks are "
+                    "never followed or uploaded",
+                    "copy the target into the checkpoint folder, or remove the link",
+                )
+        for name in filenames:
+            path = base / name
+            if not path.is_file():
+                raise UsageError(
+                    f"{path}: is not a regular file; refusing to upload it", "remove it"
+                )
+            rel = path.relative_to(checkpoint).as_posix()
+            if rel == MANIFEST_NAME:
+                raise UsageError(
+                    f"{path}: a checkpoint may not contain {MANIFEST_NAME}",
+                    "that name is reserved for the registry's manifest",
+                )
+            if any(c in rel for c in "\n\r\\") or rel.startswith("/"):
+                raise UsageError(f"{path}: file name cannot be an object key", "rename the file")
+            found.append((rel, path))
     if not found:
         raise UsageError(f"{checkpoint}: the checkpoint folder holds no files", "")
     return sorted(found)
@@ -126,12 +142,12 @@ def build_manifest(
     checkpoint: Path, *, model: str, version: str, run_id: str, created_at: str | None = None
 ) -> ModelManifest:
     """Hash every checkpoint file; same inputs give the same manifest bytes."""
-    if not VERSION.match(version):
+    if not VERSION.fullmatch(version):
         raise UsageError(
             f"version {version!r} is not valid",
             "letters, digits, '.', '_' and '-', starting with a letter or digit (max 128)",
         )
-    if not RUN_ID.match(run_id):
+    if not RUN_ID.fullmatch(run_id):
         raise UsageError(f"run id {run_id!r} is not valid", "letters, digits and ._:@+- (max 256)")
     entries = []
     for rel, path in checkpoint_files(checkpoint):

@@ -52,7 +52,6 @@ def promote(
     local = build_manifest(
         checkpoint, model=config.model, version=version, run_id=run_id, created_at=created_at
     )
-    prefix = config.version_prefix(version)
     uri = config.version_uri(version)
     rollout = fleet.Rollout(uri=uri, version=version, checksum=local.checksum)
     # Every fleet check runs before anything is uploaded.
@@ -60,6 +59,22 @@ def promote(
         config.manifest_dirs, config.deployment, config.initial_source, rollout, dry_run=True
     )
     registry = store.connect(config.bucket, config.region, endpoint_url)
+    with store.registry_errors(config.bucket, endpoint_url):
+        return _publish(config, checkpoint, version, local, registry, approve, after_upload, log)
+
+
+def _publish(
+    config: PromoteConfig,
+    checkpoint: Path,
+    version: str,
+    local: ModelManifest,
+    registry: store.Store,
+    approve: bool,
+    after_upload: Callable[[], None] | None,
+    log: Callable[[str], None],
+) -> PromoteResult:
+    prefix = config.version_prefix(version)
+    uri = config.version_uri(version)
     try:
         existing = store.read_manifest(registry, prefix)
     except store.CorruptManifestError as exc:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from archform.promote.manifest import MANIFEST_NAME, ModelManifest
+from archform.spec import UsageError
 
 _CHUNK = 8 * 1024 * 1024
 
@@ -37,9 +40,62 @@ def connect(bucket: str, region: str, endpoint_url: str | None = None) -> Store:
         "s3",
         region_name=region,
         endpoint_url=endpoint_url or None,
-        config=Config(retries={"max_attempts": 8, "mode": "standard"}),
+        config=Config(
+            retries={"max_attempts": 8, "mode": "standard"}, connect_timeout=10, read_timeout=60
+        ),
     )
     return Store(client, bucket)
+
+
+@contextlib.contextmanager
+def registry_errors(bucket: str, endpoint_url: str | None) -> Iterator[None]:
+    """Registry failures the user can fix (credentials, endpoint, bucket) as exit-2 errors."""
+    from botocore.exceptions import (  # type: ignore[import-untyped]
+        BotoCoreError,
+        ClientError,
+        EndpointConnectionError,
+        NoCredentialsError,
+        PartialCredentialsError,
+    )
+
+    where = endpoint_url or "AWS S3"
+    try:
+        yield
+    except (NoCredentialsError, PartialCredentialsError):
+        raise UsageError(
+            f"s3://{bucket}: no AWS credentials found; nothing was uploaded",
+            "set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or run where an "
+            "instance role applies",
+        ) from None
+    except EndpointConnectionError as exc:
+        raise UsageError(
+            f"cannot reach the registry at {getattr(exc, 'kwargs', {}).get('endpoint_url', where)}"
+            "; nothing was uploaded",
+            "check --endpoint-url / AWS_ENDPOINT_URL and the network",
+        ) from None
+    except ClientError as exc:
+        error = (getattr(exc, "response", None) or {}).get("Error", {})
+        code = str(error.get("Code", ""))
+        if code == "NoSuchBucket":
+            raise UsageError(
+                f"s3://{bucket}: the registry bucket does not exist at {where}",
+                "create it (the generated Pulumi registry program does), or fix `bucket` in "
+                "promote.json",
+            ) from None
+        if code in {"AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "403"}:
+            raise UsageError(
+                f"s3://{bucket}: access denied ({code})",
+                "use credentials allowed to write the registry bucket",
+            ) from None
+        raise UsageError(
+            f"s3://{bucket}: the registry refused the request: {code or 'error'} "
+            f"({error.get('Message', exc)})",
+            "check the bucket, region and credentials",
+        ) from None
+    except BotoCoreError as exc:
+        raise UsageError(
+            f"registry at {where}: {exc}", "check the endpoint, region and credentials"
+        ) from None
 
 
 def _missing(exc: Exception) -> bool:
@@ -54,7 +110,7 @@ class CorruptManifestError(ValueError):
 
 def read_manifest(store: Store, prefix: str) -> ModelManifest | None:
     """The version's stored manifest, or None when the version does not exist."""
-    from botocore.exceptions import ClientError  # type: ignore[import-untyped]
+    from botocore.exceptions import ClientError
 
     try:
         body = store.client.get_object(Bucket=store.bucket, Key=prefix + MANIFEST_NAME)["Body"]

@@ -57,10 +57,23 @@ def _py(value: Any) -> str:
     return "{" + ", ".join(f"{_py(k)}: {_py(v)}" for k, v in value.items()) + "}"
 
 
+# Characters written as \uXXXX escapes: controls, YAML's non-printables, the line breaks
+# YAML 1.1 readers (PyYAML, Ansible) would fold (U+0085, U+2028, U+2029), the BOM and the
+# surrogates. Everything else, emoji included, is written as UTF-8: escaping characters above
+# U+FFFF as JSON surrogate pairs ("\ud83d\ude80") makes YAML readers decode two unpaired
+# surrogates that cannot be encoded again.
+_ESCAPE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+
+
+def _dumps(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _ESCAPE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def json_literal(value: Any) -> str:
     """A JSON literal; also a valid YAML flow scalar/collection. Keys keep their order."""
     _check_plain(value)
-    return json.dumps(value, ensure_ascii=True, allow_nan=False)
+    return _dumps(value)
 
 
 def yaml_literal(value: Any) -> str:
@@ -76,12 +89,12 @@ def ansible_literal(value: Any) -> str:
 
 def _ansible(value: Any) -> str:
     if isinstance(value, str):
-        quoted = json.dumps(value, ensure_ascii=True)
+        quoted = _dumps(value)
         return f"!unsafe {quoted}" if _JINJA_OR_ANSIBLE.search(value) else quoted
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_ansible(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)}: {_ansible(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_dumps(k)}: {_ansible(v)}" for k, v in value.items()) + "}"
     return json.dumps(value, allow_nan=False)
 
 

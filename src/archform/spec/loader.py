@@ -7,7 +7,9 @@ traceback for bad input.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+import os
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from archform.spec.buildable import check_buildable
 from archform.spec.defaults import fill_defaults
 from archform.spec.document import BlueprintSet, Document
-from archform.spec.errors import SpecError, SpecProblem
+from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 from archform.spec.models.training import TrainingCluster
@@ -58,18 +60,61 @@ def load_paths(paths: Iterable[Path | str]) -> BlueprintSet:
     return _finish(documents, texts)
 
 
-def expand_paths(paths: Iterable[Path | str]) -> list[Path]:
-    """Files as given; folders expanded to their *.yaml/*.yml files, sorted."""
+def expand_paths(
+    paths: Iterable[Path | str], on_skip: Callable[[str], None] | None = None
+) -> list[Path]:
+    """Files as given; folders expanded to their *.yaml/*.yml files, sorted.
+
+    Inside a folder, symlinks are not followed out of it: a linked file whose target lies
+    outside the folder, and every linked folder, is skipped and named (never read, so
+    nothing of its content can reach an error message or a CI log). A folder without any
+    blueprint file is an error: nothing would be checked.
+    """
+    note = on_skip or _note
     out: list[Path] = []
     for item in paths:
         path = Path(item)
-        if path.is_dir():
-            out.extend(
-                sorted(p for p in path.rglob("*") if p.suffix in YAML_SUFFIXES and p.is_file())
-            )
-        else:
+        if not path.is_dir():
             out.append(path)
+            continue
+        root = path.resolve()
+        found: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(path):
+            base = Path(dirpath)
+            for name in sorted(dirnames):
+                if (base / name).is_symlink():
+                    note(f"note: {base / name}: symlinked folder not followed")
+            for name in filenames:
+                candidate = base / name
+                if candidate.suffix not in YAML_SUFFIXES:
+                    continue
+                if candidate.is_symlink():
+                    target = candidate.resolve()
+                    if not target.is_relative_to(root):
+                        note(f"note: {candidate}: symlink to a file outside {path}, not read")
+                        continue
+                if candidate.is_file():
+                    found.append(candidate)
+        found = _unique(found)
+        if not found:
+            raise UsageError(
+                f"{path}: no blueprint files (*.yaml, *.yml) in this folder; nothing was checked",
+                "pass the folder that holds the blueprints, or the files themselves",
+            )
+        out.extend(sorted(found))
     return out
+
+
+def _unique(files: list[Path]) -> list[Path]:
+    """One path per file: a symlink inside the folder to a file also found is read once."""
+    seen: dict[Path, Path] = {}
+    for path in sorted(files, key=lambda p: (p.is_symlink(), str(p))):
+        seen.setdefault(path.resolve(), path)
+    return list(seen.values())
+
+
+def _note(line: str) -> None:
+    sys.stderr.write(line + "\n")
 
 
 def _validate_all(raws: list[RawDocument]) -> list[Document]:
@@ -214,7 +259,8 @@ def _kind_word(data: Any) -> str:
     if isinstance(data, list):
         return "a list"
     if isinstance(data, str):
-        return f"the text {data[:40]!r}"
+        # never the text itself: a stray file (a key, a token) must not reach a CI log
+        return f"plain text ({len(data):,} characters)"
     return type(data).__name__
 
 

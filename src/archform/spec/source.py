@@ -5,8 +5,12 @@ Safety limits live here: file size, encoding, duplicate keys, tabs, alias bombs,
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import gc
+import stat
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,14 +18,18 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import DuplicateKeyError, SafeConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from archform.spec import fastyaml
 from archform.spec.errors import Pos, SpecError
+from archform.spec.fastyaml import MAP, SCALAR, SEQ, YNode
 from archform.spec.paths import Loc
 
-MAX_BYTES = 4 * 1024 * 1024
-MAX_NODES = 250_000
+MAX_BYTES = 16 * 1024 * 1024  # documented in docs/blueprint.md (Limits)
+MAX_NODES = 250_000  # nodes reached through aliases (alias bombs), per file
 MAX_DEPTH = 64
+# The longest integer a blueprint can need is a 64-bit slurm.conf value (20 digits); anything
+# much longer is refused before Python's int() parser (capped at 4,300 digits) sees it.
+MAX_INT_CHARS = 64
 
 
 @dataclass(slots=True)
@@ -68,28 +76,57 @@ class _Budget:
 
 
 def read_text(path: Path, display: str) -> str:
-    """Read a blueprint file: size limit, strict UTF-8, no NUL bytes, BOM stripped."""
+    """Read a blueprint file: regular files only, size cap, strict UTF-8, no NUL, BOM stripped.
+
+    Devices (/dev/zero), FIFOs and sockets are refused from `stat` before anything is opened,
+    so a read can neither run forever nor block; the read itself stops at the cap too, in case
+    the file grows while it is read.
+    """
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except FileNotFoundError:
         raise SpecError.at(display, Pos(1, 1), "file not found", "check the path") from None
     except OSError as exc:
         raise SpecError.at(display, Pos(1, 1), f"cannot read file: {exc.strerror}") from None
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise SpecError.at(display, Pos(1, 1), "is a directory, expected a YAML file")
-    if size > MAX_BYTES:
+    if not stat.S_ISREG(info.st_mode):
         raise SpecError.at(
             display,
             Pos(1, 1),
-            f"file is {size / 1e6:.1f} MB; blueprints are limited to "
-            f"{MAX_BYTES // 1024 // 1024} MiB",
-            "a blueprint describes nodes by count, not one by one; split very large host lists",
+            f"is a {_file_kind(info.st_mode)}, not a regular file; refusing to read it",
+            "pass a blueprint file saved on disk (write piped YAML to a file first)",
         )
+    if info.st_size > MAX_BYTES:
+        raise _too_big(display, info.st_size)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise SpecError.at(display, Pos(1, 1), f"cannot read file: {exc.strerror}") from None
+    if len(raw) > MAX_BYTES:
+        raise _too_big(display, len(raw))
     return decode(raw, display)
+
+
+def _too_big(display: str, size: int) -> SpecError:
+    return SpecError.at(
+        display,
+        Pos(1, 1),
+        f"file is {size / 1e6:.1f} MB or more; blueprints are limited to "
+        f"{MAX_BYTES // 1024 // 1024} MiB",
+        "a blueprint describes nodes by count, not one by one; split very large host lists",
+    )
+
+
+def _file_kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "FIFO (named pipe)"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    )
+    return next((word for test, word in kinds if test(mode)), "special file")
 
 
 def decode(raw: bytes, display: str) -> str:
@@ -163,15 +200,31 @@ _ALLOWED_TAGS = {
 def parse_documents(text: str, display: str) -> list[RawDocument]:
     """Parse every YAML document of `text` into plain data with positions.
 
-    Works on ruamel's composed node graph: positions come from node marks, explicit tags
-    other than YAML's core ones are refused, and aliases are counted as they expand.
+    Works on a composed node graph (libyaml's when it can, see fastyaml, else ruamel's):
+    positions come from node marks, explicit tags other than YAML's core ones are refused,
+    and aliases are counted as they expand. The cyclic garbage collector is paused while the
+    graph is built: it holds no cycles, and repeated full collections over hundreds of
+    thousands of fresh nodes made reading grow faster than linearly.
     """
-    yaml = YAML(typ="rt")
+    with _gc_paused():
+        return _parse(text, display)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        with warnings.catch_warnings():
-            # ruamel warns (not errors) on legal oddities such as a re-used anchor name.
-            warnings.simplefilter("ignore")
-            roots = list(yaml.compose_all(text))
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse(text: str, display: str) -> list[RawDocument]:
+    try:
+        fast = fastyaml.compose_all(text)
+        roots = fast if fast is not None else _compose_with_ruamel(text)
     except (MarkedYAMLError, YAMLError) as exc:
         raise _yaml_error(display, exc, text) from None
     except RecursionError:
@@ -199,13 +252,22 @@ def parse_documents(text: str, display: str) -> list[RawDocument]:
     return docs
 
 
-def _mark(node: Node) -> Pos:
-    return Pos(node.start_mark.line + 1, node.start_mark.column + 1)
+def _compose_with_ruamel(text: str) -> list[YNode | None]:
+    """The reference composer: slow (pure Python) but the source of every YAML error text."""
+    yaml = YAML(typ="rt")
+    with warnings.catch_warnings():
+        # ruamel warns (not errors) on legal oddities such as a re-used anchor name.
+        warnings.simplefilter("ignore")
+        roots = list(yaml.compose_all(text))
+    return [None if root is None else fastyaml.from_ruamel(root) for root in roots]
 
 
-def _tag(node: Node) -> str:
-    tag = node.tag
-    return str(getattr(tag, "value", tag))
+def _mark(node: YNode) -> Pos:
+    return Pos(node.line + 1, node.column + 1)
+
+
+def _tag(node: YNode) -> str:
+    return node.tag
 
 
 class _Converter:
@@ -219,15 +281,16 @@ class _Converter:
         return SpecError.at(self.smap.file, pos, message, hint)
 
     def convert(
-        self, node: Node, loc: Loc, depth: int, active: set[int], aliased: bool = False
+        self, node: YNode, loc: Loc, depth: int, active: set[int], aliased: bool = False
     ) -> Any:
         aliased = aliased or id(node) in self.seen
         self.seen.add(id(node))
-        self.budget.nodes += 1
+        if aliased:
+            self.budget.nodes += 1
         if self.budget.nodes > MAX_NODES:
             raise self.fail(
                 self.smap.locate(loc),
-                f"document expands to more than {MAX_NODES:,} YAML nodes (alias expansion?)",
+                f"aliases expand to more than {MAX_NODES:,} YAML nodes",
                 "aliases that reference aliases multiply; write values out or use fewer aliases",
             )
         if depth > MAX_DEPTH:
@@ -246,9 +309,9 @@ class _Converter:
                 f"YAML tag {shown!r} is not allowed in a blueprint",
                 "remove the tag; blueprints hold plain strings, numbers, lists and mappings",
             )
-        if isinstance(node, MappingNode):
+        if node.kind == MAP:
             return self._mapping(node, loc, depth, active | {id(node)}, aliased)
-        if isinstance(node, SequenceNode):
+        if node.kind == SEQ:
             out: list[Any] = []
             for i, item in enumerate(node.value):
                 child = (*loc, i)
@@ -256,28 +319,56 @@ class _Converter:
                     self._record(child, item, item)
                 out.append(self.convert(item, child, depth + 1, active | {id(node)}, aliased))
             return out
-        return _scalar(self.constructor.construct_object(node, deep=True))
+        return self._scalar_node(node, tag)
 
-    def _record(self, loc: Loc, key: Node, value: Node) -> None:
+    def _scalar_node(self, node: YNode, tag: str) -> Any:
+        text = str(node.value)
+        if tag == _CORE + "str":
+            return text
+        if tag == _CORE + "int" and len(text) > MAX_INT_CHARS:
+            raise self.fail(
+                _mark(node),
+                f"integer with {len(text):,} characters is out of range for any blueprint field",
+                "every number field has a documented range (`archform schema`); "
+                "write a value inside it",
+            )
+        try:
+            value = self.constructor.construct_object(fastyaml.to_ruamel_scalar(node), deep=True)
+            return _scalar(value)
+        except (ValueError, OverflowError) as exc:
+            shown = text if len(text) <= 40 else text[:37] + "..."
+            if tag == _CORE + "timestamp":
+                raise self.fail(
+                    _mark(node),
+                    f"{shown!r} is not a real date ({exc})",
+                    "write a date that exists as YYYY-MM-DD, or quote the value if it is text",
+                ) from None
+            raise self.fail(
+                _mark(node),
+                f"{shown!r} cannot be read as {tag.replace(_CORE, '')} ({exc})",
+                "quote the value if it is text",
+            ) from None
+
+    def _record(self, loc: Loc, key: YNode, value: YNode) -> None:
         # An alias re-uses its anchor's node (and marks): keep the first, real position only.
         if loc not in self.smap.keys:
             self.smap.keys[loc] = _mark(key)
             self.smap.values[loc] = _mark(value)
 
     def _mapping(
-        self, node: MappingNode, loc: Loc, depth: int, active: set[int], aliased: bool
+        self, node: YNode, loc: Loc, depth: int, active: set[int], aliased: bool
     ) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        merged: list[MappingNode] = []
+        merged: list[YNode] = []
         for key_node, value_node in node.value:
             if _tag(key_node) == _CORE + "merge":
-                sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+                sources = value_node.value if value_node.kind == SEQ else [value_node]
                 for source in sources:
-                    if not isinstance(source, MappingNode):
+                    if source.kind != MAP:
                         raise self.fail(_mark(source), "a merge key ('<<') needs a mapping")
                     merged.append(source)
                 continue
-            if not isinstance(key_node, ScalarNode) or _tag(key_node) != _CORE + "str":
+            if key_node.kind != SCALAR or _tag(key_node) != _CORE + "str":
                 raise self.fail(
                     _mark(key_node),
                     f"keys must be strings, got {_tag(key_node).replace(_CORE, '')}",

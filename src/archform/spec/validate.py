@@ -167,7 +167,18 @@ def _describe(
             "value",
         )
     if kind in _TYPE_WORDS:
-        return f"expected {_TYPE_WORDS[kind]}, got {_show(value)}", _type_hint(kind), "value"
+        hint = _type_hint(kind)
+        span = _range_words(model, loc) if kind.startswith(("int", "float")) else ""
+        if span:
+            hint = f"{hint}; the range is {span}" if hint else f"use a number {span}"
+        return f"expected {_TYPE_WORDS[kind]}, got {_show(value)}", hint, "value"
+    if kind == "finite_number":
+        span = _range_words(model, loc)
+        return (
+            f"expected a finite number, got {_show(value)}",
+            f"use a number {span}" if span else "write a plain number",
+            "value",
+        )
     if kind == "string_pattern_mismatch":
         return (
             f"{_show(value)} is not allowed here (must match {ctx.get('pattern')})",
@@ -182,9 +193,10 @@ def _describe(
             "less_than": "less than",
             "less_than_equal": "at most",
         }[kind]
+        span = _range_words(model, loc)
         return (
-            f"must be {words} {bound}, got {_show(value)}",
-            f"use a value {words} {bound}",
+            f"must be {words} {_num(bound)}, got {_show(value)}",
+            f"use a number {span}" if span else f"use a value {words} {_num(bound)}",
             "value",
         )
     if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
@@ -195,6 +207,68 @@ def _describe(
     if kind == "literal_error":  # pragma: no cover - handled above
         return err["msg"], "", "value"
     return err["msg"], "", "value"
+
+
+def _num(value: Any) -> str:
+    """A bound as people write it: 100,000 rather than 100000, 1e+18 kept short."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15:
+        return f"{value:,}"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _range_words(model: type[BaseModel], loc: Loc) -> str:
+    """'from 1 to 100,000' for the number field at `loc`, from its declared bounds."""
+    field = _field_at(model, loc)
+    if field is None:
+        return ""
+    low: tuple[str, Any] | None = None
+    high: tuple[str, Any] | None = None
+    for item in _constraints(field.annotation, list(field.metadata)):
+        for attr, is_low in (("ge", True), ("gt", True), ("le", False), ("lt", False)):
+            bound = getattr(item, attr, None)
+            if bound is not None and isinstance(bound, int | float):
+                if is_low:
+                    low = (attr, bound)
+                else:
+                    high = (attr, bound)
+    if low is None and high is None:
+        return ""
+    if low is not None and high is not None and low[0] == "ge" and high[0] == "le":
+        return f"from {_num(low[1])} to {_num(high[1])}"
+    words = {"ge": "at least", "gt": "greater than", "le": "at most", "lt": "below"}
+    return " and ".join(f"{words[b[0]]} {_num(b[1])}" for b in (low, high) if b is not None)
+
+
+def _constraints(tp: Any, found: list[Any]) -> list[Any]:
+    """Bound objects (annotated_types Ge/Le/...) on a field, through Optional and Annotated."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        args = typing.get_args(tp)
+        for meta in args[1:]:
+            found.extend(getattr(meta, "metadata", None) or [meta])
+        return _constraints(args[0], found)
+    if origin in (typing.Union, types.UnionType):
+        for member in typing.get_args(tp):
+            if typing.get_origin(member) is typing.Annotated and typing.get_args(member)[0] in (
+                int,
+                float,
+            ):
+                _constraints(member, found)
+    return found
+
+
+def _field_at(model: type[BaseModel], loc: Loc) -> Any:
+    """The pydantic FieldInfo of the key at `loc` (list indices skipped), or None."""
+    while loc and isinstance(loc[-1], int):
+        loc = loc[:-1]
+    if not loc or not isinstance(loc[-1], str):
+        return None
+    parent = _model_at(model, loc[:-1])
+    if parent is None:
+        return None
+    return parent.model_fields.get(loc[-1])
 
 
 def _show(value: Any) -> str:

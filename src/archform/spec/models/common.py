@@ -18,7 +18,8 @@ CloudProvider = Literal["aws", "gcp", "azure"]
 class Strict(BaseModel):
     """Base for every blueprint model: frozen, unknown keys rejected."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    # strict: `nodes: true` is an error, not 1; `nodes: "32"` is an error, not 32.
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, strict=True)
 
 
 def _pattern(regex: str, what: str, example: str, hint: str) -> AfterValidator:
@@ -139,11 +140,11 @@ def _count(value: Any) -> Any:
 Count = Annotated[
     float,
     BeforeValidator(_count),
-    Field(gt=0, description="A count; 70e9 and 70B are both accepted."),
+    Field(gt=0, le=1e18, description="A count; 70e9 and 70B are both accepted."),
     WithJsonSchema(
         {
             "anyOf": [
-                {"type": "number", "exclusiveMinimum": 0},
+                {"type": "number", "exclusiveMinimum": 0, "maximum": 1e18},
                 {"type": "string", "pattern": r"^\d+(\.\d+)?([eE][+-]?\d+)?\s*[KMBGT]?$"},
             ],
             "description": "A count; 70e9 and 70B are both accepted.",

@@ -203,7 +203,11 @@ class Partition(Strict):
 
 
 SlurmOption = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9]{1,63}$")]
-SlurmValue = Annotated[str, Field(pattern=r"^[A-Za-z0-9_./:,=+@%-]{0,200}$")] | int | bool
+SlurmValue = (
+    Annotated[str, Field(pattern=r"^[A-Za-z0-9_./:,=+@%-]{0,200}$")]
+    | Annotated[int, Field(ge=-(2**63), le=2**64 - 1)]  # slurm.conf numbers are <= 64-bit
+    | bool
+)
 
 
 class Scheduler(Strict):
