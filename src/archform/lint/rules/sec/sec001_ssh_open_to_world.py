@@ -47,8 +47,9 @@ access:
   https://www.iana.org/assignments/iana-ipv4-special-registry/iana-ipv4-special-registry.xhtml
 - IANA IPv6 Address Space (2000::/3 global unicast):
   https://www.iana.org/assignments/ipv6-address-space/ipv6-address-space.xhtml
-- CIS AWS Foundations Benchmark, "Ensure no security groups allow ingress from 0.0.0.0/0 or
-  ::/0 to remote server administration ports": https://docs.aws.amazon.com/securityhub/latest/userguide/ec2-controls.html#ec2-53
+- CIS Amazon Web Services Foundations Benchmark, "Ensure no security groups allow ingress
+  from 0.0.0.0/0 (and from ::/0) to remote server administration ports":
+  https://www.cisecurity.org/benchmark/amazon_web_services
 """
 
 from __future__ import annotations
