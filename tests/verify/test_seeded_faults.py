@@ -14,13 +14,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from seeded_faults import FAULTS, READS, Fault
 
 import support
 from archform.render.generate import build_files
 from archform.render.writer import write_tree
 from archform.spec import load_paths
 from archform.verify import Check, Result, builtin_checks
-from seeded_faults import FAULTS, READS, Fault
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
