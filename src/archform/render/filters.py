@@ -63,9 +63,29 @@ def json_literal(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True, allow_nan=False)
 
 
+# JSON writes a character outside the BMP as a UTF-16 surrogate pair (backslash-u d83d,
+# backslash-u de00). YAML reads each such escape as one code point, so the pair becomes two
+# lone surrogates that no YAML reader can encode
+# (https://yaml.org/spec/1.2.2/#57-escaped-characters): YAML output uses YAML's 32-bit
+# escape (backslash-U and 8 hex digits) instead. The lookbehind keeps an escaped backslash
+# followed by the letters "ud83d" intact.
+_SURROGATE_PAIR = re.compile(r"(?<!\\)((?:\\\\)*)\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})")
+
+
+def _astral(match: re.Match[str]) -> str:
+    high, low = int(match.group(2), 16), int(match.group(3), 16)
+    code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+    return f"{match.group(1)}\\U{code:08x}"
+
+
+def _yaml_json(value: Any) -> str:
+    return _SURROGATE_PAIR.sub(_astral, json.dumps(value, ensure_ascii=True, allow_nan=False))
+
+
 def yaml_literal(value: Any) -> str:
-    """A YAML flow value: JSON syntax, which every YAML 1.2 parser reads back exactly."""
-    return json_literal(value)
+    """A YAML flow value: JSON syntax with astral characters as YAML 32-bit escapes."""
+    _check_plain(value)
+    return _yaml_json(value)
 
 
 def ansible_literal(value: Any) -> str:
@@ -76,12 +96,12 @@ def ansible_literal(value: Any) -> str:
 
 def _ansible(value: Any) -> str:
     if isinstance(value, str):
-        quoted = json.dumps(value, ensure_ascii=True)
+        quoted = _yaml_json(value)
         return f"!unsafe {quoted}" if _JINJA_OR_ANSIBLE.search(value) else quoted
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_ansible(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(k)}: {_ansible(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_yaml_json(k)}: {_ansible(v)}" for k, v in value.items()) + "}"
     return json.dumps(value, allow_nan=False)
 
 
