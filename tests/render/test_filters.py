@@ -14,6 +14,7 @@ from archform.render.filters import (
     json_literal,
     py_literal,
     shell_quote,
+    yaml_literal,
 )
 
 HOSTILE = [
@@ -30,6 +31,9 @@ HOSTILE = [
     "\\x00\\u2028 \u2028 end",
     "# not a comment",
     "ünïcødé ✓",
+    "emoji 😀 and U+10000 \U00010000 and U+10FFFF \U0010ffff",
+    "\\ud83d\\ude00 is text, not an escape",
+    "\\😀",
 ]
 
 
@@ -45,9 +49,10 @@ def test_python_literal_is_inert(value: str) -> None:
 
 @pytest.mark.parametrize("value", HOSTILE)
 def test_yaml_literal_loads_back_to_the_same_value(value: str) -> None:
-    text = f"key: {json_literal(value)}\nlist: [{json_literal(value)}]\n"
+    text = f"key: {yaml_literal(value)}\nlist: [{yaml_literal(value)}]\n"
     data = YAML(typ="safe").load(text)
     assert data == {"key": value, "list": [value]}
+    assert json.loads(json_literal(value)) == value
 
 
 @pytest.mark.parametrize("value", HOSTILE)

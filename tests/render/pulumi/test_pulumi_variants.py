@@ -94,6 +94,20 @@ def test_no_ssh_rule_at_all_when_ssh_cidrs_is_empty(stem: str, tmp_path: Path) -
 
 
 @pytest.mark.integration
+def test_gcp_ssh_rules_split_by_address_family(tmp_path: Path) -> None:
+    # "A firewall rule can contain either IPv4 or IPv6 ranges, but not both."
+    # https://cloud.google.com/firewall/docs/using-firewalls
+    edit = ("ssh_cidrs: [10.128.0.0/9]", 'ssh_cidrs: [10.128.0.0/9, "fd00:1::/48", 192.168.0.0/16]')
+    run = _run(_variant("gcp-a3-mega-tcpxo", edit), tmp_path)
+    ssh = {
+        r.name: r.inputs["sourceRanges"]
+        for r in run.resources
+        if r.type == "gcp:compute/firewall:Firewall" and "22" in str(r.inputs.get("allows", ""))
+    }
+    assert sorted(ssh.values()) == [["10.128.0.0/9", "192.168.0.0/16"], ["fd00:1::/48"]]
+
+
+@pytest.mark.integration
 def test_a3_ultra_gets_roce_network_profile_and_mrdma_nics(tmp_path: Path) -> None:
     run = _run(_variant("gcp-a3-mega-tcpxo", ("a3-megagpu-8g", "a3-ultragpu-8g")), tmp_path)
     networks = run.of_type("gcp:compute/network:Network")

@@ -7,12 +7,12 @@ once, so the Pulumi program, the Kubernetes manifests and the smoke playbook agr
 from __future__ import annotations
 
 import hashlib
-import ipaddress
 import math
 import re
 from typing import Any
 
 from archform.estimate.inference import weights_gib
+from archform.spec.addresses import public_addresses
 from archform.spec.catalog import load_catalog
 from archform.spec.models.inference import InferenceFleet
 
@@ -29,7 +29,8 @@ def gke_accelerator(fleet: InferenceFleet) -> str:
 
 
 def _all_private(cidrs: list[str]) -> bool:
-    return all(ipaddress.ip_network(c).is_private for c in cidrs)
+    """No range admits a public address (address arithmetic, spec.addresses)."""
+    return all(public_addresses(c) == 0 for c in cidrs)
 
 
 def replica_uri(fleet: InferenceFleet, region: str) -> str:
@@ -126,9 +127,7 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         "validate_version": f"{fleet.kubernetes.version}.0",
         "api_cidrs": cidrs,
         "api_private": private_api,
-        "api_public_cidrs": []
-        if private_api
-        else [c for c in cidrs if not ipaddress.ip_network(c).is_private],
+        "api_public_cidrs": [] if private_api else [c for c in cidrs if public_addresses(c) > 0],
         "regions": regions,
         "global_lb": bool(fleet.traffic and fleet.traffic.global_load_balancer),
         "model": {

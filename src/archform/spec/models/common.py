@@ -103,6 +103,28 @@ Cidr = Annotated[
 ]
 
 
+def _ipv4_only(value: str) -> str:
+    if ipaddress.ip_network(value, strict=True).version != 4:
+        raise HintedError(
+            f"{value!r} is an IPv6 range where an IPv4 range is expected "
+            "(the generated networks, security group rules and API allow-lists are IPv4)",
+            "write an IPv4 range such as 10.0.0.0/8; IPv6 ranges are accepted only in "
+            "access.ssh_cidrs",
+        )
+    return value
+
+
+Ipv4Cidr = Annotated[
+    str,
+    Field(
+        description="An IPv4 CIDR block such as 10.0.0.0/8 (IPv6 is not accepted here).",
+        examples=["10.0.0.0/8"],
+    ),
+    AfterValidator(_cidr),
+    AfterValidator(_ipv4_only),
+]
+
+
 def _address(value: str) -> str:
     try:
         ipaddress.ip_address(value)

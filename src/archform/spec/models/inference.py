@@ -8,12 +8,12 @@ from pydantic import Field, model_validator
 
 from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
-    Cidr,
     CloudProvider,
     Count,
     DocumentBase,
     Gpu,
     InstanceType,
+    Ipv4Cidr,
     Region,
     StorageUri,
     Strict,
@@ -157,7 +157,7 @@ class KubernetesSettings(Strict):
     """Kubernetes version and who may reach the API server."""
 
     version: Annotated[str, Field(pattern=r"^1\.\d{2}$", description='Quoted: "1.30"')] = "1.30"
-    api_access_cidrs: list[Cidr] = Field(default_factory=list)
+    api_access_cidrs: list[Ipv4Cidr] = Field(default_factory=list)
 
 
 class InferenceFleet(DocumentBase):

@@ -17,6 +17,7 @@ from archform.spec.models.common import (
     Gpu,
     HostName,
     InstanceType,
+    Ipv4Cidr,
     MountPath,
     Provider,
     Region,
@@ -33,7 +34,7 @@ SLURM_VERSIONS = ("22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11")
 class Network(Strict):
     """The cluster's VPC/VNet: created from `cidr`, or existing ids reused."""
 
-    cidr: Cidr = "10.42.0.0/16"
+    cidr: Ipv4Cidr = "10.42.0.0/16"
     existing_vpc_id: CloudId | None = None
     existing_subnet_ids: list[CloudId] = Field(default_factory=list)
 

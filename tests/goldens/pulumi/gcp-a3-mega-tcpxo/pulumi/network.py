@@ -53,15 +53,20 @@ def build() -> Network:
     )
     net = Network(system, system_subnet)
     _allow_internal(f"{s.CLUSTER}-internal", system, [s.SYSTEM_CIDR])
-    if s.SSH_CIDRS:
-        gcp.compute.Firewall(
-            f"{s.CLUSTER}-ssh",
-            network=system.self_link,
-            direction="INGRESS",
-            source_ranges=s.SSH_CIDRS,
-            allows=[{"protocol": "tcp", "ports": ["22"]}],
-            description="SSH from access.ssh_cidrs only",
-        )
+    # A VPC firewall rule holds IPv4 or IPv6 ranges, never both
+    # (https://cloud.google.com/firewall/docs/using-firewalls): one rule per family.
+    ssh_v4 = [c for c in s.SSH_CIDRS if ":" not in c]
+    ssh_v6 = [c for c in s.SSH_CIDRS if ":" in c]
+    for suffix, ranges in (("", ssh_v4), ("-v6", ssh_v6)):
+        if ranges:
+            gcp.compute.Firewall(
+                f"{s.CLUSTER}-ssh{suffix}",
+                network=system.self_link,
+                direction="INGRESS",
+                source_ranges=ranges,
+                allows=[{"protocol": "tcp", "ports": ["22"]}],
+                description="SSH from access.ssh_cidrs only",
+            )
     router = gcp.compute.Router(f"{s.CLUSTER}-router", network=system.id, region=s.REGION)
     gcp.compute.RouterNat(
         f"{s.CLUSTER}-nat",

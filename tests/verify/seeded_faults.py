@@ -1,0 +1,210 @@
+"""The seeded-fault corpus for `archform verify`: one known fault per row, as data.
+
+Each row names the check that must catch it, the bundled blueprint whose generated tree it
+is seeded into, the file (relative to the tree), the exact text to replace (it must occur:
+a template change that removes it fails the corpus loudly instead of seeding nothing), the
+replacement, and a regular expression the failing result's artifact + detail must match.
+
+To add a check's faults, append rows with its Check.name; `READS` says which files a check
+reads when it is expensive to re-run (only ansible today); every other check is re-run on
+every faulted tree, so a fault must be reported by its own check and by no other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One injected fault."""
+
+    id: str
+    check: str  # Check.name expected to report it
+    blueprint: str  # stem under blueprints/
+    path: str  # file inside the generated tree
+    old: str
+    new: str
+    expect: str  # regex over "artifact: detail" of a failed result of `check`
+
+
+# One training tree (ansible + slurm + pulumi apply) keeps the slow ansible-lint runs few.
+TRAIN = CLOUD = "aws-p5-efa-fsx"
+FLEET = "inference-3region-a10"
+SLURM = "ansible/roles/slurm/files/"
+MUNGE = "ansible/roles/munge/tasks/main.yml"
+K8S = "kubernetes/eastus/"
+
+FAULTS: list[Fault] = [
+    # --- slurm: a real slurmctld plus the GRES/topology comparison with the blueprint ---
+    Fault(
+        "gres-count-wrong",
+        "slurm",
+        TRAIN,
+        SLURM + "gres.conf",
+        "File=/dev/nvidia[0-7]",
+        "File=/dev/nvidia[0-6]",
+        r"gres\.conf: .*slurm\.conf gpu:h100:8, gres\.conf gpu:h100:7",
+    ),
+    Fault(
+        "slurm-conf-gres-count",
+        "slurm",
+        CLOUD,
+        SLURM + "slurm.conf",
+        "Gres=gpu:h100:8",
+        "Gres=gpu:h100:4",
+        r"\(nodes, GRES\): .*gpu:h100:4 != gpu:h100:8",
+    ),
+    Fault(
+        "slurm-conf-unknown-key",
+        "slurm",
+        TRAIN,
+        SLURM + "slurm.conf",
+        "GresTypes=gpu\n",
+        "GresTypes=gpu\nFrobnicateNodes=yes\n",
+        r"NOT UP.*unrecognized key: FrobnicateNodes",
+    ),
+    Fault(
+        "cgroup-conf-unknown-key",
+        "slurm",
+        TRAIN,
+        SLURM + "cgroup.conf",
+        "ConstrainCores=YES\n",
+        "ConstrainCores=YES\nConstrainGpuMagic=YES\n",
+        r"NOT UP.*unrecognized key: ConstrainGpuMagic",
+    ),
+    Fault(
+        "topology-node-dropped",
+        "slurm",
+        TRAIN,
+        SLURM + "topology.conf",
+        "Nodes=aws-p5-train-gpu[001-016]",
+        "Nodes=aws-p5-train-gpu[001-015]",
+        r"nodes in no leaf: aws-p5-train-gpu016",
+    ),
+    # --- ansible: ansible-playbook --syntax-check and ansible-lint (production profile) ---
+    Fault(
+        "ansible-unknown-module",
+        "ansible",
+        TRAIN,
+        MUNGE,
+        "  ansible.builtin.apt:\n    name: munge",
+        "  ansible.builtin.aptt:\n    name: munge",
+        r"couldn't resolve module/action 'ansible\.builtin\.aptt'",
+    ),
+    Fault(
+        "ansible-unsupported-argument",
+        "ansible",
+        TRAIN,
+        MUNGE,
+        "    cache_valid_time: 3600\n",
+        "    cache_valid_time: 3600\n    cache_valid_tim: 3600\n",
+        r"Unsupported parameters for .*cache_valid_tim",
+    ),
+    Fault(
+        "ansible-shell-without-changed-when",
+        "ansible",
+        TRAIN,
+        MUNGE,
+        "  changed_when: true\n  no_log: true",
+        "  no_log: true",
+        r"no-changed-when",
+    ),
+    Fault(
+        "ansible-missing-role",
+        "ansible",
+        TRAIN,
+        "ansible/site.yml",
+        "    - munge\n",
+        "    - mungee\n",
+        r"syntax-check.*role 'mungee' was not found|mungee",
+    ),
+    # --- pulumi: every program under pulumi.runtime.set_mocks with the real provider SDKs ---
+    Fault(
+        "pulumi-unknown-argument",
+        "pulumi",
+        CLOUD,
+        "pulumi/network.py",
+        "cidr_block=s.VPC_CIDR,",
+        "cidr_blok=s.VPC_CIDR,",
+        r"unexpected keyword argument 'cidr_blok'",
+    ),
+    Fault(
+        "pulumi-missing-required-argument",
+        "pulumi",
+        CLOUD,
+        "pulumi/network.py",
+        "        security_group_id=egress_sg.id,\n",
+        "",
+        r"Missing required property 'security_group_id'",
+    ),
+    Fault(
+        "pulumi-argument-of-wrong-type",
+        "pulumi",
+        CLOUD,
+        "pulumi/compute.py",
+        '        placement={"availability_zone": s.ZONE},\n        tags=s.TAGS,\n    )',
+        '        placement=[{"availability_zone": s.ZONE}],\n        tags=s.TAGS,\n    )',
+        r"AssertionError",
+    ),
+    Fault(
+        "pulumi-unknown-resource-class",
+        "pulumi",
+        FLEET,
+        "pulumi/__main__.py",
+        "azure.containerservice.ManagedCluster(",
+        "azure.containerservice.ManagedClustr(",
+        r"has no attribute 'ManagedClustr'",
+    ),
+    # --- kubernetes-validate: strict schemas for core kinds, vendored CRD schemas ---
+    Fault(
+        "deployment-unknown-field",
+        "kubernetes-validate",
+        FLEET,
+        K8S + "02-deployment-fin-serve.yaml",
+        "  progressDeadlineSeconds: 2100\n",
+        "  progressDeadlineSeconds: 2100\n  replicaz: 3\n",
+        r"Deployment fin-serve: spec: .*'replicaz' was unexpected",
+    ),
+    Fault(
+        "deployment-field-of-wrong-type",
+        "kubernetes-validate",
+        FLEET,
+        K8S + "02-deployment-fin-serve.yaml",
+        "  progressDeadlineSeconds: 2100\n",
+        "  progressDeadlineSeconds: soon\n",
+        r"spec\.progressDeadlineSeconds: 'soon' is not of type 'integer'",
+    ),
+    Fault(
+        "pdb-removed-api-version",
+        "kubernetes-validate",
+        FLEET,
+        K8S + "04-poddisruptionbudget-fin-serve.yaml",
+        "apiVersion: policy/v1\n",
+        "apiVersion: policy/v1beta1\n",
+        r"no schema for policy/v1beta1 PodDisruptionBudget",
+    ),
+    Fault(
+        "scaledobject-misspelled-field",
+        "kubernetes-validate",
+        FLEET,
+        K8S + "05-scaledobject-fin-serve.yaml",
+        "  cooldownPeriod: 360\n",
+        "  coolDownPeriod: 360\n",
+        r"ScaledObject fin-serve: spec: .*'coolDownPeriod' was unexpected",
+    ),
+]
+
+
+def _ansible_reads(path: str) -> bool:
+    """ansible-playbook --syntax-check and ansible-lint read the playbooks, roles' YAML,
+    ansible.cfg and the inventory; not the static files a role copies (slurm.conf, ...)."""
+    return path.startswith("ansible/") and (
+        path.endswith((".yml", ".yaml", ".cfg")) or "/inventory/" in path
+    )
+
+
+# Checks too slow to re-run on every faulted tree: the files they read. A fault outside
+# them cannot change their result, so the pristine tree's result stands for it.
+READS: dict[str, Callable[[str], bool]] = {"ansible": _ansible_reads}
