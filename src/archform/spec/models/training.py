@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from archform.spec import slurm
 from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
     Address,
@@ -27,7 +28,6 @@ from archform.spec.models.common import (
 
 FabricKind = Literal["infiniband", "roce", "efa", "gpudirect_tcpxo", "gpudirect_tcpx", "ethernet"]
 Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
-SLURM_VERSIONS = ("22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11")
 
 
 class Network(Strict):
@@ -214,11 +214,11 @@ class Scheduler(Strict):
 
     @model_validator(mode="after")
     def _known_version(self) -> Scheduler:
-        if self.kind == "slurm" and self.version[:5] not in SLURM_VERSIONS:
+        if self.kind == "slurm" and not slurm.is_supported(self.version):
             raise FieldError(
                 "version",
                 f"Slurm {self.version} is not supported",
-                f"choose one of {', '.join(SLURM_VERSIONS)}",
+                f"choose one of {', '.join(slurm.supported_releases())}",
             )
         defaults = [p.name for p in self.partitions if p.default]
         if len(defaults) > 1:
@@ -232,8 +232,12 @@ class Scheduler(Strict):
     @property
     def version_tuple(self) -> tuple[int, int]:
         """(major, minor), e.g. (23, 11)."""
-        major, minor = self.version.split(".")[:2]
-        return int(major), int(minor)
+        return slurm.parse_version(self.version).release_tuple
+
+    @property
+    def slurm_version(self) -> slurm.SlurmVersion:
+        """The declared version, parsed (archform.spec.slurm is the one parser)."""
+        return slurm.parse_version(self.version)
 
 
 class TrainingWorkload(Strict):
