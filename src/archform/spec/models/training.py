@@ -294,3 +294,26 @@ class TrainingCluster(DocumentBase):
     training: TrainingWorkload | None = None
     access: Access = Field(default_factory=Access)
     hosts: Hosts | None = None
+
+    @model_validator(mode="after")
+    def _nodes_within_slurm_limit(self) -> TrainingCluster:
+        if self.scheduler.kind != "slurm":
+            return self
+        version = self.scheduler.slurm_version
+        limit = slurm.max_nodes(version)
+        total = self.compute.total_nodes
+        if limit is not None and total > limit:
+            raise FieldError(
+                "compute",
+                f"{total} nodes exceed the {limit} that Slurm {version.release} accepts "
+                "(MAX_SLURM_NODES; slurmctld stops with 'Attempting to create nodes past "
+                "max node limit')",
+                f"split the cluster, or declare a release without that cap: {_uncapped()}",
+            )
+        return self
+
+
+def _uncapped() -> str:
+    return ", ".join(
+        r for r in slurm.supported_releases() if slurm.max_nodes(slurm.parse_version(r)) is None
+    )

@@ -162,3 +162,23 @@ def nearest_releases(want: SlurmVersion, have: list[SlurmVersion]) -> list[Slurm
     older = [v for v in have if v.release_tuple < want.release_tuple]
     newer = [v for v in have if v.release_tuple > want.release_tuple]
     return ([max(older)] if older else []) + ([min(newer)] if newer else [])
+
+
+def max_nodes(version: SlurmVersion) -> int | None:
+    """Most nodes slurmctld of the release accepts, None when only memory limits it.
+
+    From 24.11, create_node_record_at() (src/common/node_conf.c) refuses records past
+    MAX_SLURM_NODES = 65536 (slurm/slurm.h): "Attempting to create nodes past max node limit".
+    """
+    value = release_data(version.release)["limits"]["max_nodes"]
+    return int(value) if value is not None else None
+
+
+@cache
+def hostlist_max_range() -> int:
+    """Most hosts one hostlist range may name in every supported release.
+
+    _parse_single_range() in src/common/hostlist.c refuses `pfx[lo-hi]` when
+    hi - lo + 1 > MAX_RANGE ("Too many hosts in range"); MAX_RANGE is 64*1024 in every release.
+    """
+    return min(int(release_data(r)["limits"]["max_range"]) for r in supported_releases())
