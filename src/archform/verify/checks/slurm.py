@@ -280,7 +280,12 @@ def check_with_parsers(project: Project, parsers: list[Parser]) -> list[Result]:
     """Validate one project with the parsers chosen for its declared version, then say which."""
     label = f"{project.label}/roles/slurm/files"
     declared = _declared(project, parsers)
-    chosen = slurm_parsers.choose(declared, parsers)
+    nodes = project.cluster.compute.total_nodes if project.cluster is not None else 0
+    # A parser whose release caps the node count below the blueprint's cannot stand in for
+    # the declared release (24.11+ stop past MAX_SLURM_NODES; see archform.spec.slurm).
+    capped = [p for p in parsers if (slurm.max_nodes(p.version) or nodes) < nodes]
+    usable = [p for p in parsers if p not in capped]
+    chosen = slurm_parsers.choose(declared, usable)
     results: list[Result] = []
     for parser in chosen:
         results.extend(check_project(project, parser))
@@ -295,7 +300,14 @@ def check_with_parsers(project: Project, parsers: list[Parser]) -> list[Result]:
             + ("older and newer parsers" if len(chosen) == 2 else "parser")
             + f", {versions}, each on the files re-rendered for its release"
         )
+    if capped:
+        how += "; not used: " + ", ".join(
+            f"{p.version} (holds at most {slurm.max_nodes(p.version)} nodes)" for p in capped
+        )
     bad = [r for r in results if r.status == "failed"]
+    if not chosen:
+        how = f"declared Slurm {declared}: no installed parser can hold {nodes} nodes; " + how
+        bad = [Result(NAME, label, "failed", how)]
     results.append(Result(NAME, f"{label} (versions)", "failed" if bad else "passed", how))
     return results
 
