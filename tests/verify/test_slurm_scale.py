@@ -78,7 +78,9 @@ def test_more_nodes_than_24_11_holds_is_refused_at_validate_with_a_position(
     assert proc.returncode == 2, proc.stdout + proc.stderr
     out = proc.stdout + proc.stderr
     line = next(n for n, t in enumerate(text.splitlines(), 1) if t.startswith("compute:"))
-    assert re.search(rf"too-big.yaml:{line}:\d+: error: compute: 100000 nodes exceed the 65536", out), out
+    assert re.search(
+        rf"too-big.yaml:{line}:\d+: error: compute: 100000 nodes exceed the 65536", out
+    ), out
     assert "Traceback" not in out
 
 
