@@ -60,8 +60,7 @@ for v in "$@"; do
     src=$(find . -maxdepth 1 -type d -name 'slurm-*' | head -1)
     cd "$src"
     rm -rf "$ROOT/$v"
-    ./configure -q --prefix="$ROOT/$v" --sysconfdir="$ROOT/$v/etc" \
-      --disable-debug --without-rpath >/dev/null
+    ./configure -q --prefix="$ROOT/$v" --sysconfdir="$ROOT/$v/etc" --disable-debug >/dev/null
     make -s -j"$JOBS" >/dev/null 2>&1 || make -j"$JOBS"
     make -s install >/dev/null )
   built "$v" || { say "error: $ROOT/$v/sbin/slurmctld -V does not report $v"; exit 1; }
