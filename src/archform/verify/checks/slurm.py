@@ -298,7 +298,12 @@ def check_with_parsers(project: Project, parsers: list[Parser]) -> list[Result]:
             f"declared Slurm {declared}: no {declared.release} parser installed "
             f"(have {installed}); validated by the nearest "
             + ("older and newer parsers" if len(chosen) == 2 else "parser")
-            + f", {versions}, each on the files re-rendered for its release"
+            + f", {versions}, "
+            + (
+                "each on the files re-rendered for its release"
+                if len(chosen) == 2
+                else "on the files re-rendered for its release"
+            )
         )
     if capped:
         how += "; not used: " + ", ".join(
