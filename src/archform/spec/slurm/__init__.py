@@ -9,6 +9,7 @@ from archform.spec.slurm.options import Finding, check_option, known_options
 from archform.spec.slurm.releases import (
     Release,
     SlurmVersion,
+    build_version,
     default_version,
     feature,
     flat_topology_plugin,
@@ -29,6 +30,7 @@ __all__ = [
     "Finding",
     "Release",
     "SlurmVersion",
+    "build_version",
     "check_option",
     "default_version",
     "feature",

@@ -182,3 +182,15 @@ def hostlist_max_range() -> int:
     hi - lo + 1 > MAX_RANGE ("Too many hosts in range"); MAX_RANGE is 64*1024 in every release.
     """
     return min(int(release_data(r)["limits"]["max_range"]) for r in supported_releases())
+
+
+def build_version(version: SlurmVersion) -> str:
+    """The full version to build: the declared one, or the patch release of the table's tag.
+
+    'slurm-24-11-5-1' -> '24.11.5' (SchedMD tags are slurm-MM-mm-PATCH-BUILD).
+    """
+    if version.patch is not None:
+        return str(version)
+    tag = str(release_data(version.release)["tag"])
+    major, minor, patch = tag.split("-")[1:4]
+    return f"{major}.{minor}.{patch}"

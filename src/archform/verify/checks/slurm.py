@@ -141,11 +141,24 @@ def _wait_up(
     return False
 
 
+def _scontrol(scontrol: str, args: list[str], env: dict[str, str]) -> str:
+    """The output of an scontrol query, retried, as a busy slurmctld can time an RPC out."""
+    proc = run([scontrol, *args], env=env, timeout=600)
+    for _ in range(3):
+        if proc.returncode == 0:
+            break
+        time.sleep(5)
+        proc = run([scontrol, *args], env=env, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"scontrol {' '.join(args)}: {tail(proc.stderr or proc.stdout, 2)}")
+    return proc.stdout
+
+
 def _nodes(scontrol: str, env: dict[str, str]) -> dict[str, str]:
     """Node name -> Gres string, from `scontrol show node --oneliner` (CLOUD nodes too)."""
-    proc = run([scontrol, "--all", "--oneliner", "show", "node"], env=env, timeout=600)
+    stdout = _scontrol(scontrol, ["--all", "--oneliner", "show", "node"], env)
     nodes: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         fields = dict(w.partition("=")[::2] for w in line.split() if "=" in w)
         if "NodeName" in fields:
             nodes[fields["NodeName"]] = fields.get("Gres", "(null)")
@@ -154,9 +167,8 @@ def _nodes(scontrol: str, env: dict[str, str]) -> dict[str, str]:
 
 def _leaves(scontrol: str, env: dict[str, str]) -> list[set[str]]:
     """Node sets of the lowest-level switches (or blocks) slurmctld loaded."""
-    proc = run([scontrol, "show", "topology"], env=env, timeout=300)
     found = []
-    for line in proc.stdout.splitlines():
+    for line in _scontrol(scontrol, ["show", "topology"], env).splitlines():
         fields = dict(w.partition("=")[::2] for w in line.split() if "=" in w)
         is_leaf = fields.get("Level") == "0" or "BlockName" in fields
         if is_leaf and fields.get("Nodes"):
@@ -231,7 +243,10 @@ def check_project(project: Project, parser: Parser) -> list[Result]:
                 detail += ": " + tail("\n".join(problems), 5)
             results.append(Result(NAME, f"{label} (slurmctld)", status, f"{detail}; {note}"))
             if up:
-                results += _compare(project, label, scontrol, env)
+                try:
+                    results += _compare(project, label, scontrol, env)
+                except RuntimeError as exc:
+                    results.append(Result(NAME, f"{label} (nodes, GRES)", "failed", str(exc)))
         finally:
             _stop(proc)
             with contextlib.suppress(OSError):
