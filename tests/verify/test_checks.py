@@ -16,6 +16,7 @@ from archform.spec.models.training import TrainingCluster
 from archform.verify import Result
 from archform.verify.checks import ansible as ansible_check
 from archform.verify.checks import slurm as slurm_check
+from archform.verify.checks import slurm_parsers
 
 FIXTURES = Path(__file__).parents[1] / "render" / "ansible" / "fixtures"
 TRAINING = [
@@ -67,8 +68,21 @@ def test_real_slurmctld_accepts_the_generated_files(path: Path, tmp_path: Path) 
     results = slurm_check.run_check(_generate(path, tmp_path / "out"))
     assert results and not _failed(results), _failed(results)
     daemon = [r for r in results if r.artifact.endswith("(slurmctld)")]
-    assert daemon and "UP; 0 error/warning" in daemon[0].detail
+    assert daemon and all("UP; 0 error/warning" in d.detail for d in daemon)
     assert "validated with" in daemon[0].detail
+    # Issue 15: the declared release's own parser where installed, else both neighbours.
+    declared = next(
+        d.model.scheduler.slurm_version
+        for d in load_paths([path]).documents
+        if isinstance(d.model, TrainingCluster)
+    )
+    installed = {p.version.release for p in slurm_parsers.installed()}
+    (versions,) = [r for r in results if r.artifact.endswith("(versions)")]
+    if declared.release in installed:
+        assert len(daemon) == 1 and "validated by its own release's parser" in versions.detail
+    elif min(installed) < declared.release < max(installed):
+        assert len(daemon) == 2, versions.detail
+        assert "validated by the nearest older and newer parsers" in versions.detail
 
 
 @pytest.mark.integration
@@ -249,9 +263,18 @@ def _variant(tmp_path: Path, stem: str, **changes: object) -> Path:
     return out
 
 
+def _only_the_slurmctld_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validate with the distribution's slurmctld alone (not the /opt builds)."""
+    on_path = [p for p in slurm_parsers.installed() if p.prefix == Path("/usr")]
+    monkeypatch.setattr(slurm_parsers, "installed", lambda: on_path)
+
+
 @pytest.mark.integration
-def test_newer_version_is_validated_in_the_installed_versions_form(tmp_path: Path) -> None:
+def test_newer_version_is_validated_in_the_installed_versions_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _need_slurm()
+    _only_the_slurmctld_on_path(monkeypatch)
     full, version = slurm_check.installed_version()
     if version >= (23, 11):
         pytest.skip(f"installed Slurm {full} already knows topology/default")
@@ -265,8 +288,11 @@ def test_newer_version_is_validated_in_the_installed_versions_form(tmp_path: Pat
 
 
 @pytest.mark.integration
-def test_block_topology_is_validated_as_its_tree_form_on_old_slurm(tmp_path: Path) -> None:
+def test_block_topology_is_validated_as_its_tree_form_on_old_slurm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _need_slurm()
+    _only_the_slurmctld_on_path(monkeypatch)
     full, version = slurm_check.installed_version()
     if version >= (23, 11):
         pytest.skip(f"installed Slurm {full} has topology/block")

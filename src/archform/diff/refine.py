@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from archform.diff.changes import Edit
 from archform.diff.impact import Impact
-from archform.spec.models.training import SLURM_VERSIONS
+from archform.spec import slurm
 
 OUTAGE = Impact.CLUSTER_WIDE_OUTAGE
 DATA = Impact.DATA_LOSS_RISK
@@ -102,8 +102,11 @@ def scratch_fixed(reason_ok: str) -> Refine:
 
 def slurm_version(edit: Edit) -> tuple[Impact, str] | None:
     """Maintenance release: rolling; major release or downgrade: controller outage."""
-    old, new = str(edit.old), str(edit.new)
-    if old[:5] == new[:5]:
+    try:
+        old, new = slurm.parse_version(str(edit.old)), slurm.parse_version(str(edit.new))
+    except ValueError:
+        return None
+    if old.release == new.release:
         return ROLL, "Slurm maintenance release: the daemons restart one at a time"
     if new < old:
         return OUTAGE, "Slurm cannot be downgraded: controller state and accounting are rebuilt"
@@ -111,14 +114,14 @@ def slurm_version(edit: Edit) -> tuple[Impact, str] | None:
         "Slurm major upgrade: slurmdbd, then slurmctld, then every slurmd are upgraded; "
         "the controller is down while its state is converted"
     )
-    if old[:5] in SLURM_VERSIONS and new[:5] in SLURM_VERSIONS:
+    if slurm.is_supported(old) and slurm.is_supported(new):
         # Upgrades keep jobs and state from the two previous major releases, three from 24.11
         # on (https://slurm.schedmd.com/upgrades.html, "Compatibility Window").
-        steps = SLURM_VERSIONS.index(new[:5]) - SLURM_VERSIONS.index(old[:5])
-        window = 3 if new[:5] >= "24.11" else 2
+        steps = slurm.release_index(new.release) - slurm.release_index(old.release)
+        window = slurm.upgrade_window(new)
         if steps > window:
             reason += (
-                f" ({steps} releases apart: Slurm {new[:5]} upgrades from at most {window} "
+                f" ({steps} releases apart: Slurm {new.release} upgrades from at most {window} "
                 "releases back, so upgrade in steps or lose job state)"
             )
     return OUTAGE, reason

@@ -5,15 +5,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from archform.spec import slurm
+
 _TAIL = re.compile(r"^(.*?)(\d+)$")
 
 
-def compress(names: Iterable[str]) -> str:
+def compress(names: Iterable[str], max_range: int | None = None) -> str:
     """Compress host names into a Slurm hostlist: ``a-gpu[001-004,007],b``.
 
     Names sharing a prefix and a zero-padded width collapse into one bracket; order of
-    first appearance of each prefix is kept, numbers are sorted within a bracket.
+    first appearance of each prefix is kept, numbers are sorted within a bracket. No range
+    names more than `max_range` hosts (default: Slurm's MAX_RANGE, 65536): a longer run
+    is split, ``gpu[000001-065536,065537-098304]``, as slurmctld refuses larger ranges.
     """
+    limit = max_range or slurm.hostlist_max_range()
     groups: dict[tuple[str, int], list[int]] = {}
     singles: list[str] = []
     order: list[tuple[str, int] | str] = []
@@ -42,7 +47,7 @@ def compress(names: Iterable[str]) -> str:
         ranges = []
         start = prev = numbers[0]
         for n in [*numbers[1:], None]:
-            if n is not None and n == prev + 1:
+            if n is not None and n == prev + 1 and n - start < limit:
                 prev = n
                 continue
             ranges.append(

@@ -4,11 +4,10 @@ Everything here returns plain data (lists of ``(key, value)`` lines) that the te
 ``templates/ansible/roles/slurm/files/`` write through the ``conf`` filter. Node lists are
 Slurm hostlist ranges, so the files grow with the number of leaf switches, not nodes.
 
-Version facts (reference/training-clusters.md section 1, read from SchedMD/slurm tags):
-select/cons_res removed in 23.11; priority/multifactor default since 23.11; the flat
-topology plugin is topology/none before 23.11, topology/default in 23.11-24.11 and
-topology/flat from 25.05; topology/block from 23.11 (BlockSizes from 24.05); cgroup.conf
-options CgroupAutomount/AllowedKmemSpace removed in 23.11 (never written here).
+Version facts come from archform.spec.slurm (the option and plugin tables of each
+release, read from SchedMD/slurm tags): the flat topology plugin's name (topology/none,
+topology/default from 23.11, topology/flat from 25.05), topology/block (23.11 on),
+BlockSizes (24.05 on) and gres.conf AutoDetect=nvidia (24.11 on).
 """
 
 from __future__ import annotations
@@ -17,6 +16,8 @@ from typing import Any
 
 from archform.render.hostlist import compress
 from archform.render.view import leaves
+from archform.spec import slurm
+from archform.spec.slurm import SlurmVersion
 
 Line = list[tuple[str, Any]]
 
@@ -27,33 +28,23 @@ LOG_DIR = "/var/log/slurm"
 CONF_DIR = "/etc/slurm"
 
 
-def version_tuple(version: str) -> tuple[int, int]:
-    """'24.05' or '24.05.3' -> (24, 5)."""
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
-
-
-def flat_topology_plugin(version: tuple[int, int]) -> str:
+def flat_topology_plugin(version: SlurmVersion) -> str:
     """The plugin name meaning 'no topology' for a Slurm version."""
-    if version >= (25, 5):
-        return "topology/flat"
-    if version >= (23, 11):
-        return "topology/default"
-    return "topology/none"
+    return slurm.flat_topology_plugin(version)
 
 
-def topology_kind(view: dict[str, Any], version: tuple[int, int]) -> str:
+def topology_kind(view: dict[str, Any], version: SlurmVersion) -> str:
     """tree, block or flat: what topology.conf (if any) describes for this version."""
     kind = view["fabric"]["topology"]["kind"]
     if kind == "flat" or len(view["all_hostnames"]) < 2:
         return "flat"
     if kind == "block":
         # topology/block exists from 23.11; before that an NVL domain is a leaf switch.
-        return "block" if version >= (23, 11) else "tree"
+        return "block" if slurm.feature(version, "topology_block") else "tree"
     return "tree"
 
 
-def topology_plugin(view: dict[str, Any], version: tuple[int, int]) -> str:
+def topology_plugin(view: dict[str, Any], version: SlurmVersion) -> str:
     """TopologyPlugin value."""
     kind = topology_kind(view, version)
     if kind == "flat":
@@ -84,7 +75,7 @@ def _switch_names(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{i:0{width}d}" for i in range(1, count + 1)]
 
 
-def topology_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
+def topology_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     """topology.conf lines; empty when the topology is flat."""
     kind = topology_kind(view, version)
     groups = expected_leaves(view)
@@ -96,7 +87,7 @@ def topology_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]
             [("BlockName", name), ("Nodes", compress(nodes))]
             for name, nodes in zip(names, groups, strict=True)
         ]
-        if version >= (24, 5):
+        if slurm.feature(version, "block_sizes"):
             # Base size = NVL domain; each larger size doubles (must be power-of-two multiples).
             base = _leaf_size(view)
             sizes = [base]
@@ -166,7 +157,7 @@ def _typed_tres(view: dict[str, Any]) -> str:
     return ",".join(["gres/gpu", *(f"gres/gpu:{t}" for t in types)])
 
 
-def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
+def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     """Cluster-wide slurm.conf settings, before node and partition lines."""
     sched = view["scheduler"]
     controllers: list[Line] = [[("SlurmctldHost", view["controller"])]]
@@ -239,10 +230,10 @@ def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
     return lines
 
 
-def gres_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
+def gres_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     """gres.conf lines: explicit device files unless AutoDetect is allowed and asked for."""
     autodetect = view["scheduler"]["gres_autodetect"]
-    if autodetect == "nvidia" and version < (24, 11):
+    if autodetect == "nvidia" and not slurm.feature(version, "gres_autodetect_nvidia"):
         autodetect = "off"  # AutoDetect=nvidia appeared in 24.11
     if view["scheduler"]["elastic"]:
         autodetect = "off"  # gres.conf(5): AutoDetect cannot be used with cloud nodes
@@ -261,7 +252,7 @@ def gres_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
     return lines
 
 
-def cgroup_lines(version: tuple[int, int]) -> list[Line]:
+def cgroup_lines(version: SlurmVersion) -> list[Line]:
     """cgroup.conf: confine cores, memory and devices (GPUs) to the job."""
     # autodetect picks v2 where the host runs it; cgroup/v1 is deprecated from 25.05.
     plugin = "autodetect"
@@ -275,10 +266,9 @@ def cgroup_lines(version: tuple[int, int]) -> list[Line]:
 
 def slurm_context(view: dict[str, Any], version_text: str | None = None) -> dict[str, Any]:
     """Everything the Slurm templates need, for the blueprint's version or a given one."""
-    text = version_text or view["scheduler"]["version"]
-    version = version_tuple(text)
+    version = slurm.parse_version(version_text or view["scheduler"]["version"])
     return {
-        "slurm_version": f"{version[0]:02d}.{version[1]:02d}",
+        "slurm_version": version.release,
         "global_lines": global_lines(view, version),
         "node_lines": node_lines(view),
         "partition_lines": partition_lines(view),

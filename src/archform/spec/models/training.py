@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from archform.spec import slurm
 from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
     Address,
@@ -28,7 +29,6 @@ from archform.spec.models.common import (
 
 FabricKind = Literal["infiniband", "roce", "efa", "gpudirect_tcpxo", "gpudirect_tcpx", "ethernet"]
 Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
-SLURM_VERSIONS = ("22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11")
 
 
 class Network(Strict):
@@ -238,11 +238,11 @@ class Scheduler(Strict):
 
     @model_validator(mode="after")
     def _known_version(self) -> Scheduler:
-        if self.kind == "slurm" and self.version[:5] not in SLURM_VERSIONS:
+        if self.kind == "slurm" and not slurm.is_supported(self.version):
             raise FieldError(
                 "version",
                 f"Slurm {self.version} is not supported",
-                f"choose one of {', '.join(SLURM_VERSIONS)}",
+                f"choose one of {', '.join(slurm.supported_releases())}",
             )
         defaults = [p.name for p in self.partitions if p.default]
         if len(defaults) > 1:
@@ -256,8 +256,12 @@ class Scheduler(Strict):
     @property
     def version_tuple(self) -> tuple[int, int]:
         """(major, minor), e.g. (23, 11)."""
-        major, minor = self.version.split(".")[:2]
-        return int(major), int(minor)
+        return slurm.parse_version(self.version).release_tuple
+
+    @property
+    def slurm_version(self) -> slurm.SlurmVersion:
+        """The declared version, parsed (archform.spec.slurm is the one parser)."""
+        return slurm.parse_version(self.version)
 
 
 class TrainingWorkload(Strict):
@@ -314,3 +318,26 @@ class TrainingCluster(DocumentBase):
     training: TrainingWorkload | None = None
     access: Access = Field(default_factory=Access)
     hosts: Hosts | None = None
+
+    @model_validator(mode="after")
+    def _nodes_within_slurm_limit(self) -> TrainingCluster:
+        if self.scheduler.kind != "slurm":
+            return self
+        version = self.scheduler.slurm_version
+        limit = slurm.max_nodes(version)
+        total = self.compute.total_nodes
+        if limit is not None and total > limit:
+            raise FieldError(
+                "compute",
+                f"{total} nodes exceed the {limit} that Slurm {version.release} accepts "
+                "(MAX_SLURM_NODES; slurmctld stops with 'Attempting to create nodes past "
+                "max node limit')",
+                f"split the cluster, or declare a release without that cap: {_uncapped()}",
+            )
+        return self
+
+
+def _uncapped() -> str:
+    return ", ".join(
+        r for r in slurm.supported_releases() if slurm.max_nodes(slurm.parse_version(r)) is None
+    )

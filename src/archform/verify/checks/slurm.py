@@ -6,9 +6,11 @@ daemon in a sandbox (see slurm_sandbox), requires `scontrol ping` UP, reads its 
 errors and warnings, compares nodes and GRES (`scontrol show node`) and leaf switches
 (`scontrol show topology`) with the blueprint, then stops it (SIGTERM, SIGKILL fallback).
 
-The installed slurmctld may be older than the blueprint's version (Debian 12 ships 22.05).
-Lines that the generator writes differently for the installed version (plugin names) are
-swapped for that version's form, and the result says which version validated what.
+Each project is checked by the parser of its declared release when one is installed, else
+by the nearest older and newer installed parsers (slurm_parsers: ARCHFORM_SLURM_PREFIXES,
+/usr, /opt/archform/slurm/*). Lines that the generator writes differently for the parser's
+release (plugin names, topology.conf) are swapped for that release's rendering, and the
+result says which versions validated the files and what was re-rendered.
 """
 
 from __future__ import annotations
@@ -25,8 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from archform.render.hostlist import expand
-from archform.verify import Check, Result, Status, missing_tools, tool_path
+from archform.spec import slurm
+from archform.spec.slurm import SlurmVersion
+from archform.verify import Check, Result, Status, tool_path
+from archform.verify.checks import slurm_parsers
 from archform.verify.checks._projects import Project, find_projects, run, tail, tool_env
+from archform.verify.checks.slurm_parsers import Parser
 from archform.verify.checks.slurm_sandbox import gres_mismatches, rewrite_slurm_conf
 
 NAME = "slurm"
@@ -44,29 +50,27 @@ NOISE = re.compile(
 
 
 def installed_version() -> tuple[str, tuple[int, int]]:
-    """('22.05.8', (22, 5)) from `slurmctld -V`."""
+    """('22.05.8', (22, 5)) from `slurmctld -V` of the slurmctld on PATH."""
     proc = run([tool_path("slurmctld"), "-V"], timeout=30)
-    text = (proc.stdout or proc.stderr).split()[-1]
-    major, minor = text.split(".")[:2]
-    return text, (int(major), int(minor))
+    version = slurm.parse_version(proc.stdout or proc.stderr)
+    return str(version), version.release_tuple
 
 
 def _version_rewrites(
-    project: Project, version: tuple[int, int]
+    project: Project, version: SlurmVersion
 ) -> tuple[dict[str, str], list[str], str]:
-    """Per-file text substitutions (or whole-file replacements) for the installed version."""
+    """Per-file text substitutions (or whole-file replacements) for the parser's release."""
     cluster = project.cluster
     if cluster is None:
         return {}, [], "no resolved blueprint: files validated as generated"
-    want = cluster.scheduler.version_tuple
-    if want == version:
+    if cluster.scheduler.slurm_version.release == version.release:
         return {}, [], f"rendered for and validated with Slurm {cluster.scheduler.version}"
     from archform.render.env import render
     from archform.render.targets.ansible import context
     from archform.render.targets.slurm_conf import slurm_context
 
     ctx = context(cluster)
-    other = dict(ctx, slurm=slurm_context(ctx["view"], f"{version[0]:02d}.{version[1]:02d}"))
+    other = dict(ctx, slurm=slurm_context(ctx["view"], version.release))
     replaced: dict[str, str] = {}
     changed: list[str] = []
     for name in FILES:
@@ -84,16 +88,16 @@ def _version_rewrites(
                 changed.append(f"{name}: {old} -> {new}")
     note = (
         f"rendered for Slurm {cluster.scheduler.version}; validated with the installed "
-        f"{version[0]:02d}.{version[1]:02d}"
+        f"{version.release}"
     )
     if changed:
-        note += " using its form of: " + "; ".join(changed)
+        note += " re-rendered for it: " + "; ".join(changed)
     else:
         note += " (no option differs between the two)"
     return replaced, changed, note
 
 
-def _prepare(project: Project, sandbox: Path, version: tuple[int, int]) -> tuple[Path, int, str]:
+def _prepare(project: Project, sandbox: Path, version: SlurmVersion) -> tuple[Path, int, str]:
     files = project.ansible / "roles" / "slurm" / "files"
     replaced, _, note = _version_rewrites(project, version)
     texts: dict[str, str] = {}
@@ -123,34 +127,48 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=10)
 
 
-def _wait_up(proc: subprocess.Popen[bytes], env: dict[str, str], limit: float) -> bool:
+def _wait_up(
+    proc: subprocess.Popen[bytes], scontrol: str, env: dict[str, str], limit: float
+) -> bool:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             return False
-        ping = run(["scontrol", "ping"], env=env, timeout=15)
+        ping = run([scontrol, "ping"], env=env, timeout=15)
         if "UP" in ping.stdout:
             return True
         time.sleep(0.3)
     return False
 
 
-def _nodes(env: dict[str, str]) -> dict[str, str]:
+def _scontrol(scontrol: str, args: list[str], env: dict[str, str]) -> str:
+    """The output of an scontrol query, retried, as a busy slurmctld can time an RPC out."""
+    proc = run([scontrol, *args], env=env, timeout=600)
+    for _ in range(3):
+        if proc.returncode == 0:
+            break
+        time.sleep(5)
+        proc = run([scontrol, *args], env=env, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"scontrol {' '.join(args)}: {tail(proc.stderr or proc.stdout, 2)}")
+    return proc.stdout
+
+
+def _nodes(scontrol: str, env: dict[str, str]) -> dict[str, str]:
     """Node name -> Gres string, from `scontrol show node --oneliner` (CLOUD nodes too)."""
-    proc = run(["scontrol", "--all", "--oneliner", "show", "node"], env=env, timeout=120)
+    stdout = _scontrol(scontrol, ["--all", "--oneliner", "show", "node"], env)
     nodes: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         fields = dict(w.partition("=")[::2] for w in line.split() if "=" in w)
         if "NodeName" in fields:
             nodes[fields["NodeName"]] = fields.get("Gres", "(null)")
     return nodes
 
 
-def _leaves(env: dict[str, str]) -> list[set[str]]:
+def _leaves(scontrol: str, env: dict[str, str]) -> list[set[str]]:
     """Node sets of the lowest-level switches (or blocks) slurmctld loaded."""
-    proc = run(["scontrol", "show", "topology"], env=env, timeout=60)
     found = []
-    for line in proc.stdout.splitlines():
+    for line in _scontrol(scontrol, ["show", "topology"], env).splitlines():
         fields = dict(w.partition("=")[::2] for w in line.split() if "=" in w)
         is_leaf = fields.get("Level") == "0" or "BlockName" in fields
         if is_leaf and fields.get("Nodes"):
@@ -176,10 +194,11 @@ def _expected(project: Project) -> dict[str, Any] | None:
     return {"gres": gres, "leaves": [set(leaf) for leaf in expected_leaves(view)]}
 
 
-def check_project(project: Project) -> list[Result]:
-    """Start slurmctld on one project's Slurm files and compare with the blueprint."""
+def check_project(project: Project, parser: Parser) -> list[Result]:
+    """Start one parser's slurmctld on a project's Slurm files; compare with the blueprint."""
     label = f"{project.label}/roles/slurm/files"
-    full, version = installed_version()
+    full, version = str(parser.version), parser.version
+    scontrol = str(parser.scontrol)
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="archform-slurm-") as tmp:
         sandbox = Path(tmp)
@@ -201,14 +220,14 @@ def check_project(project: Project) -> list[Result]:
         log = sandbox / "slurmctld.log"
         with (sandbox / "stdout.log").open("wb") as out:
             proc = subprocess.Popen(
-                [tool_path("slurmctld"), "-D", "-c", "-i", "-f", str(conf)],
+                [str(parser.slurmctld), "-D", "-c", "-i", "-f", str(conf)],
                 env=env,
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
         try:
-            up = _wait_up(proc, env, limit=60 + count / 100)
+            up = _wait_up(proc, scontrol, env, limit=60 + count / 100)
             text = (log.read_text(errors="replace") if log.exists() else "") + (
                 sandbox / "stdout.log"
             ).read_text(errors="replace")
@@ -224,7 +243,10 @@ def check_project(project: Project) -> list[Result]:
                 detail += ": " + tail("\n".join(problems), 5)
             results.append(Result(NAME, f"{label} (slurmctld)", status, f"{detail}; {note}"))
             if up:
-                results += _compare(project, label, env, count)
+                try:
+                    results += _compare(project, label, scontrol, env)
+                except RuntimeError as exc:
+                    results.append(Result(NAME, f"{label} (nodes, GRES)", "failed", str(exc)))
         finally:
             _stop(proc)
             with contextlib.suppress(OSError):
@@ -232,9 +254,9 @@ def check_project(project: Project) -> list[Result]:
     return results
 
 
-def _compare(project: Project, label: str, env: dict[str, str], count: int) -> list[Result]:
+def _compare(project: Project, label: str, scontrol: str, env: dict[str, str]) -> list[Result]:
     expected = _expected(project)
-    nodes = _nodes(env)
+    nodes = _nodes(scontrol, env)
     if expected is None:
         return [Result(NAME, f"{label} (nodes)", "passed", f"{len(nodes)} nodes; no blueprint")]
     want = expected["gres"]
@@ -245,7 +267,7 @@ def _compare(project: Project, label: str, env: dict[str, str], count: int) -> l
     if wrong or extra:
         detail += ": " + "; ".join((wrong + [f"unexpected {n}" for n in extra])[:5])
     results = [Result(NAME, f"{label} (nodes, GRES)", status, detail)]
-    leaves = _leaves(env)
+    leaves = _leaves(scontrol, env)
     want_leaves = expected["leaves"]
     same = sorted(map(sorted, leaves)) == sorted(map(sorted, want_leaves))
     detail = f"{len(leaves)} leaf switch(es) loaded, blueprint has {len(want_leaves)}"
@@ -263,17 +285,73 @@ def applies(root: Path) -> bool:
     return any(root.rglob("ansible/roles/slurm/files/slurm.conf"))
 
 
+def _declared(project: Project, parsers: list[Parser]) -> SlurmVersion:
+    if project.cluster is not None:
+        return project.cluster.scheduler.slurm_version
+    return parsers[-1].version  # no blueprint: the newest parser reads the files as they are
+
+
+def check_with_parsers(project: Project, parsers: list[Parser]) -> list[Result]:
+    """Validate one project with the parsers chosen for its declared version, then say which."""
+    label = f"{project.label}/roles/slurm/files"
+    declared = _declared(project, parsers)
+    nodes = project.cluster.compute.total_nodes if project.cluster is not None else 0
+    # A parser whose release caps the node count below the blueprint's cannot stand in for
+    # the declared release (24.11+ stop past MAX_SLURM_NODES; see archform.spec.slurm).
+    capped = [p for p in parsers if (slurm.max_nodes(p.version) or nodes) < nodes]
+    usable = [p for p in parsers if p not in capped]
+    chosen = slurm_parsers.choose(declared, usable)
+    results: list[Result] = []
+    for parser in chosen:
+        results.extend(check_project(project, parser))
+    versions = " and ".join(str(p.version) for p in chosen)
+    if len(chosen) == 1 and chosen[0].version.release == declared.release:
+        how = f"declared Slurm {declared}: validated by its own release's parser, {versions}"
+    else:
+        installed = ", ".join(str(p.version) for p in parsers)
+        how = (
+            f"declared Slurm {declared}: no {declared.release} parser installed "
+            f"(have {installed}); validated by the nearest "
+            + ("older and newer parsers" if len(chosen) == 2 else "parser")
+            + f", {versions}, "
+            + (
+                "each on the files re-rendered for its release"
+                if len(chosen) == 2
+                else "on the files re-rendered for its release"
+            )
+        )
+    if capped:
+        how += "; not used: " + ", ".join(
+            f"{p.version} (holds at most {slurm.max_nodes(p.version)} nodes)" for p in capped
+        )
+    bad = [r for r in results if r.status == "failed"]
+    if not chosen:
+        how = f"declared Slurm {declared}: no installed parser can hold {nodes} nodes; " + how
+        bad = [Result(NAME, label, "failed", how)]
+    results.append(Result(NAME, f"{label} (versions)", "failed" if bad else "passed", how))
+    return results
+
+
 def run_check(root: Path) -> list[Result]:
-    """Check every project's Slurm files."""
-    missing = missing_tools("slurmctld", "scontrol")
+    """Check every project's Slurm files with the installed parsers."""
+    parsers = slurm_parsers.installed()
     results: list[Result] = []
     for project in find_projects(root):
         if not (project.ansible / "roles" / "slurm" / "files" / "slurm.conf").is_file():
             continue
-        if missing:
-            results.append(Result(NAME, project.label, "skipped", "missing " + ", ".join(missing)))
+        if not parsers:
+            searched = ", ".join(slurm_parsers.prefixes())
+            results.append(
+                Result(
+                    NAME,
+                    project.label,
+                    "skipped",
+                    f"no slurmctld/scontrol found under {searched} (hint: apt-get install "
+                    f"slurmctld, run scripts/build-slurm.sh, or set {slurm_parsers.ENV})",
+                )
+            )
             continue
-        results.extend(check_project(project))
+        results.extend(check_with_parsers(project, parsers))
     return results
 
 
