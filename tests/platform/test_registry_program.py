@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from platform_iam import allows, decision, statements
+from support.iam import allows, decision, statements
 
 import support
 from archform.render.generate import build_files
@@ -141,7 +141,7 @@ def test_roles_trust_only_the_training_nodes_and_the_fleet_service_account(run: 
     assert tags["aws:RequestTag/kubernetes-service-account"] == "model-reader"
 
 
-def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -> None:
+def test_promote_config_names_bucket_model_and_fleet_release(tmp_path: Path) -> None:
     files = {f.path: f.content for f in build_files(load_paths([PLATFORM]))}
     config = json.loads(files["sivaro/promote/promote.json"])
     assert config["registry"] == {
@@ -151,9 +151,9 @@ def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -
     }
     assert config["model"] == "sivaro-13b"
     assert config["approval"] == "manual"
-    assert config["fleet"]["manifest_dirs"] == [
-        f"../../sivaro-serve/kubernetes/{r}" for r in ("us-east-1", "eu-west-1", "ap-southeast-1")
-    ]
+    # The fleet's release file sits in the fleet's own generated folder.
+    assert config["fleet"] == {"name": "sivaro-serve", "release_file": "../../sivaro-serve/release.json"}
+    assert "sivaro-serve/pulumi/__main__.py" in files
     readme = files["sivaro/promote/README.md"].decode()
     assert "archform promote promote.json" in readme and "--approve" in readme
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-from shlex import quote as q
 from typing import Any
 
+from archform.render.targets import k8s_weights as weights
 from archform.render.targets.fleet_view import GPU_POOL_LABEL
 
 PRESTOP_SLEEP_S = 15
 DRAIN_S = 90  # in-flight requests finish within this (llm-d: --shutdown-timeout 90)
 PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
-SERVICE_ACCOUNT = "model-reader"
+SERVICE_ACCOUNT = weights.READER_SA
 
 # Per server kind: readiness (model loaded) and liveness paths, Prometheus metric names.
 # vLLM: /v1/models lists the served model only once it is loaded (llm-d readiness guide).
@@ -61,35 +61,6 @@ SERVERS: dict[str, dict[str, str]] = {
         "ok": "request_success_total",
     },
 }
-
-# In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
-FETCH_IMAGES = {
-    "aws": "public.ecr.aws/aws-cli/aws-cli:2.22.35",
-    "gcp": "gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
-    "azure": "mcr.microsoft.com/azure-cli:2.67.0",
-}
-
-
-def _fetch_script(provider: str, uri: str) -> str:
-    if provider == "aws":
-        return f"aws s3 sync --only-show-errors {q(uri)} /models/weights"
-    if provider == "gcp":
-        return f"gcloud storage rsync --recursive {q(uri)} /models/weights"
-    account, _, rest = uri.removeprefix("https://").partition(".blob.core.windows.net/")
-    container, _, prefix = rest.partition("/")
-    folder = prefix.rstrip("/")
-    # `az login --identity` uses the node pool's kubelet identity, the only identity AKS
-    # assigns to the node VM scale set when no add-on identities are enabled (as here).
-    return (
-        "az login --identity --output none && "
-        "rm -rf /models/staging /models/weights && "
-        f"az storage blob download-batch --auth-mode login --account-name {q(account)} "
-        f"--source {q(container)} --pattern {q(prefix + '*')} --destination /models/staging "
-        "--max-connections 16 --output none && "
-        # A rename, not a copy: the cache volume holds one copy of the weights.
-        f"mv {q('/models/staging/' + folder)} /models/weights"
-    )
-
 
 def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     s, m = v["server"], v["model"]
@@ -150,6 +121,16 @@ def _meta(
     return meta
 
 
+def pool_affinity(pool: str) -> dict[str, Any]:
+    """Required node affinity to one archform pool (`gpu` or `system`)."""
+    term = {"matchExpressions": [{"key": GPU_POOL_LABEL, "operator": "In", "values": [pool]}]}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+
+
 def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     """The model-server Deployment."""
     name = ns = v["name"]
@@ -172,6 +153,10 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
             }
         )
     shm = "20Gi" if s["tp"] > 1 else "8Gi"
+    # The weights cache is an emptyDir: its bytes count against the pod's ephemeral-storage
+    # (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+    # #local-ephemeral-storage), so the request reserves node disk for it at scheduling.
+    disk = f"{v['disk']['pod_ephemeral_gib']}Gi"
     probe_period = 10
     startup_failures = math.ceil(s["load_time_seconds"] * 1.5 / probe_period)
     container: dict[str, Any] = {
@@ -191,8 +176,13 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                     "cpu": str(v["pod_cpu"]),
                     "memory": f"{v['pod_memory_gib']}Gi",
                     "nvidia.com/gpu": str(s["tp"]),
+                    "ephemeral-storage": disk,
                 },
-                "limits": {"memory": f"{v['pod_memory_gib']}Gi", "nvidia.com/gpu": str(s["tp"])},
+                "limits": {
+                    "memory": f"{v['pod_memory_gib']}Gi",
+                    "nvidia.com/gpu": str(s["tp"]),
+                    "ephemeral-storage": disk,
+                },
             },
             "startupProbe": {
                 "httpGet": {"path": paths["ready"], "port": "http"},
@@ -222,10 +212,14 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     )
     fetch = {
         "name": "fetch-weights",
-        "image": FETCH_IMAGES[v["provider"]],
+        "image": weights.FETCH_IMAGES[v["provider"]],
         "imagePullPolicy": "IfNotPresent",
-        "command": ["/bin/sh", "-ec", _fetch_script(v["provider"], region["weights_uri"])],
-        "resources": {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"memory": "4Gi"}},
+        "command": ["/bin/sh", "-ec", weights.fetch_script(v["provider"], region["weights_uri"])],
+        "env": weights.release_env(v, region),
+        "resources": {
+            "requests": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": disk},
+            "limits": {"memory": "4Gi", "ephemeral-storage": disk},
+        },
         "securityContext": {"allowPrivilegeEscalation": False},
         "volumeMounts": [{"name": "models", "mountPath": "/models"}],
     }
@@ -233,6 +227,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
         "prometheus.io/scrape": "true",
         "prometheus.io/port": str(metrics_port),
         "prometheus.io/path": "/metrics",
+        **weights.release_annotations(v),
     }
     selector = {"matchLabels": {"app.kubernetes.io/name": name}}
     spread = [
@@ -263,23 +258,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                     "serviceAccountName": SERVICE_ACCOUNT,
                     "terminationGracePeriodSeconds": PRESTOP_SLEEP_S + DRAIN_S + 15,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
-                    "affinity": {
-                        "nodeAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": {
-                                "nodeSelectorTerms": [
-                                    {
-                                        "matchExpressions": [
-                                            {
-                                                "key": GPU_POOL_LABEL,
-                                                "operator": "In",
-                                                "values": ["gpu"],
-                                            }
-                                        ]
-                                    }
-                                ]
-                            }
-                        }
-                    },
+                    "affinity": pool_affinity("gpu"),
                     "tolerations": tolerations,
                     "topologySpreadConstraints": spread,
                     "initContainers": [fetch],
@@ -482,6 +461,17 @@ def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, 
             "kind": "ServiceAccount",
             "metadata": _meta(SERVICE_ACCOUNT, name, labels),
         },
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": _meta(weights.REPLICATOR_SA, name, labels),
+        },
+        weights.stage_job(
+            v,
+            region,
+            _meta(weights.stage_job_name(v), name, labels),
+            pool_affinity("system"),
+        ),
         deployment(v, region),
         service(v),
         {

@@ -24,6 +24,7 @@ from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document, UsageError
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
+from archform.spec.release import RELEASE_FILE, split_source
 
 PULUMI = "pulumi"
 PROMOTE = "promote"
@@ -101,9 +102,8 @@ def registry_view(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
 
 def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
     """The JSON config `archform promote` reads; paths are relative to the config file."""
-    regions = list(fleet.placement.all_regions)
     return {
-        "schema": "archform.promote/v1",
+        "schema": "archform.promote/v2",
         "platform": platform.name,
         "registry": {
             "provider": platform.registry.provider,
@@ -114,9 +114,9 @@ def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
         "approval": platform.promotion.approval,
         "fleet": {
             "name": fleet.name,
-            "deployment": fleet.name,
-            "initial_source": fleet.model.source,
-            "manifest_dirs": [f"../../{fleet.name}/kubernetes/{region}" for region in regions],
+            # The fleet's served release (archform.spec.release): promote writes it,
+            # generate and the fleet's Pulumi program read it.
+            "release_file": f"../../{fleet.name}/{RELEASE_FILE}",
         },
     }
 
@@ -128,6 +128,18 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
         raise UsageError(
             f"platform {platform.name}: registry on {provider} is not supported yet",
             f"put the registry on one of: {', '.join(SUPPORTED)} (registry.provider)",
+        )
+    scheme = {"aws": "s3", "gcp": "gs"}[provider]
+    registry = f"{scheme}://{platform.registry.bucket}/{fleet.model.name}/"
+    try:
+        base, _ = split_source(fleet.model.source)
+    except ValueError:
+        base = fleet.model.source
+    if base != registry:
+        raise UsageError(
+            f"platform {platform.name}: fleet {fleet.name} serves {fleet.model.source!r}, "
+            f"not a version folder of the registry {registry}",
+            f"set the fleet's model.source to {registry}<version>/ (the version promoted last)",
         )
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)
