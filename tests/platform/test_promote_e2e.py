@@ -22,7 +22,7 @@ from promote_support import client, env, moto_server
 
 import support
 from archform.promote import PromoteError, load_config, promote
-from archform.render.generate import build_files, generate
+from archform.render.generate import generate
 from archform.render.targets.fleet_view import replica_bucket
 from archform.spec import InferenceFleet, UsageError, load_paths
 
@@ -151,9 +151,10 @@ def _program_serves(project: Path) -> dict[str, str]:
         jobs = {n for n in run.depends_on(dep) if n.startswith(f"{region}-job-stage-")}
         assert len(jobs) == 1, (dep.name, jobs)
         job = run.named(jobs.pop())
-        assert job.inputs["spec"]["template"]["metadata"]["annotations"][
-            "archform.io/model-version"
-        ] == served[region]
+        assert (
+            job.inputs["spec"]["template"]["metadata"]["annotations"]["archform.io/model-version"]
+            == served[region]
+        )
     return served
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.iam import allows, decision, statements
 
 import support
 from archform.render.generate import build_files
 from archform.render.writer import write_tree
 from archform.spec import load_paths
+from support.iam import allows, decision, statements
 
 pytestmark = pytest.mark.integration
 
@@ -152,7 +152,10 @@ def test_promote_config_names_bucket_model_and_fleet_release(tmp_path: Path) -> 
     assert config["model"] == "sivaro-13b"
     assert config["approval"] == "manual"
     # The fleet's release file sits in the fleet's own generated folder.
-    assert config["fleet"] == {"name": "sivaro-serve", "release_file": "../../sivaro-serve/release.json"}
+    assert config["fleet"] == {
+        "name": "sivaro-serve",
+        "release_file": "../../sivaro-serve/release.json",
+    }
     assert "sivaro-serve/pulumi/__main__.py" in files
     readme = files["sivaro/promote/README.md"].decode()
     assert "archform promote promote.json" in readme and "--approve" in readme

@@ -138,8 +138,7 @@ def test_stage_copies_the_promoted_version_and_pods_verify_it(
     staged = _run(job, tmp_path / "job", endpoint)
     assert staged.returncode == 0, staged.stderr
     keys = sorted(
-        o["Key"]
-        for o in client(endpoint).list_objects_v2(Bucket=published["replica"])["Contents"]
+        o["Key"] for o in client(endpoint).list_objects_v2(Bucket=published["replica"])["Contents"]
     )
     assert keys == [
         f"models/sivaro-13b/v7/{name}"

@@ -69,8 +69,7 @@ def read_manifest(store: Store, prefix: str) -> ModelManifest | None:
 
 
 def upload(store: Store, prefix: str, checkpoint: Path, manifest: ModelManifest) -> None:
-    """Upload every file, then SHA256SUMS, then the manifest last (it marks a complete
-    version)."""
+    """Upload every file, then SHA256SUMS, then the manifest (it marks a complete version)."""
     for entry in manifest.files:
         store.client.upload_file(
             str(checkpoint / entry.path),

@@ -15,8 +15,9 @@ import math
 from typing import Any
 
 import pytest
-from support.iam import allows
 from test_program import CASES, _run
+
+from support.iam import allows
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -85,9 +86,7 @@ def test_serving_identity_reads_only_its_region(ran: Any) -> None:
     _, view, run = ran
     if view["provider"] != "aws":
         pytest.skip("per-region IAM policies are AWS; GCP/Azure grant per bucket/account")
-    policies = {
-        p.name: p.inputs["policy"] for p in run.of_type("aws:iam/rolePolicy:RolePolicy")
-    }
+    policies = {p.name: p.inputs["policy"] for p in run.of_type("aws:iam/rolePolicy:RolePolicy")}
     for r in view["regions"]:
         reader = policies[f"{r['key']}-model-reader"]
         mine = f"arn:aws:s3:::{r['weights_bucket']}/{r['weights_base_prefix']}x/w.safetensors"

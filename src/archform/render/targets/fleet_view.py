@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-from archform.estimate.inference import weights_gib
+from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.spec.catalog import load_catalog
 from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
@@ -55,6 +55,9 @@ POD_SCRATCH_GIB = 10
 # gp3 maximums per volume (https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html):
 # 1,000 MiB/s and 16,000 IOPS; the weights are read once per pod start at full speed.
 GP3_THROUGHPUT_MIBPS = 1000
+# Seconds for a terminating pod's removal from the Service endpoints to reach kube-proxy and
+# the load balancers; requests may still arrive during it.
+DEREGISTER_S = 10
 GP3_IOPS = 16000
 
 
@@ -216,6 +219,10 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[st
             }
         )
     autoscaling = fleet.autoscaling
+    cap = capacity(fleet)
+    concurrency = cap.concurrency_per_replica if cap else KNEE_CONCURRENCY
+    max_replicas = fleet.gpu_pool.max_nodes_per_region * replicas_per_node
+    p99_s = math.ceil((fleet.traffic.p99_latency_ms if fleet.traffic else 30_000) / 1000)
     return {
         "name": fleet.name,
         "provider": fleet.placement.provider,
@@ -285,6 +292,25 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[st
             "target": autoscaling.target if autoscaling else 8.0,
         },
         "spot": fleet.gpu_pool.purchase == "spot",
+        "serving": {
+            # Requests one replica runs at once: the estimate's per-replica concurrency
+            # (the most that still meets the p99 target), so the server queues beyond it and
+            # the autoscaler sees the queue.
+            "max_num_seqs": concurrency,
+            # Replicas KEDA falls back to when Prometheus cannot be read: what the estimate
+            # says the region needs at peak (never fewer than the minimum).
+            "fallback_replicas": min(
+                max_replicas,
+                max(
+                    1,
+                    fleet.gpu_pool.min_nodes_per_region * replicas_per_node,
+                    cap.replicas_needed_per_region if cap else max_replicas,
+                ),
+            ),
+            # A terminating pod first leaves the Service endpoints, then finishes what it
+            # runs: the longest request within the p99 target, plus endpoint propagation.
+            "drain_s": DEREGISTER_S + p99_s,
+        },
     }
 
 

@@ -20,8 +20,8 @@ from typing import Any
 from archform.render.targets import k8s_weights as weights
 from archform.render.targets.fleet_view import GPU_POOL_LABEL
 
-PRESTOP_SLEEP_S = 15
-DRAIN_S = 90  # in-flight requests finish within this (llm-d: --shutdown-timeout 90)
+# After the preStop hook the server gets SIGTERM; this long to release the GPUs and exit.
+SHUTDOWN_S = 30
 PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
 SERVICE_ACCOUNT = weights.READER_SA
 
@@ -36,6 +36,7 @@ SERVERS: dict[str, dict[str, str]] = {
         "ready": "/v1/models",
         "live": "/health",
         "queue": "vllm:num_requests_waiting",
+        "running": "vllm:num_requests_running",
         "kv": "vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc",
         "ok": "vllm:request_success_total",
     },
@@ -62,6 +63,7 @@ SERVERS: dict[str, dict[str, str]] = {
     },
 }
 
+
 def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     s, m = v["server"], v["model"]
     port, tp = str(s["port"]), str(s["tp"])
@@ -82,6 +84,10 @@ def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
             "--port",
             port,
             "--disable-log-requests",
+            # Run at most the estimate's per-replica concurrency; beyond it vLLM queues
+            # (vllm:num_requests_waiting), which the autoscaler counts.
+            "--max-num-seqs",
+            str(v["serving"]["max_num_seqs"]),
         ], offline
     if s["kind"] == "tgi":
         return [
@@ -119,6 +125,37 @@ def _meta(
     if annotations:
         meta["annotations"] = dict(sorted(annotations.items()))
     return meta
+
+
+# vLLM's SIGTERM handler cancels the HTTP server task, aborting requests in flight
+# (https://github.com/vllm-project/vllm/blob/main/vllm/entrypoints/launcher.py, serve_http),
+# so the drain happens before SIGTERM, in preStop: wait until the server's own gauges
+# vllm:num_requests_running and vllm:num_requests_waiting
+# (https://github.com/vllm-project/vllm/blob/main/vllm/v1/metrics/loggers.py) are both 0,
+# for at most the drain budget. The vLLM image ships Python (vLLM is a Python package).
+_VLLM_DRAIN = """\
+import re, sys, time, urllib.request
+deadline = time.monotonic() + {budget}
+time.sleep({settle})
+pattern = re.compile(r"^vllm:num_requests_(?:running|waiting)(?:\\{{[^}}]*\\}})? (\\S+)$", re.M)
+while time.monotonic() < deadline:
+    try:
+        text = urllib.request.urlopen("http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+    except OSError:
+        sys.exit(0)
+    if sum(float(x) for x in pattern.findall(text)) == 0:
+        sys.exit(0)
+    time.sleep(1)
+"""
+
+
+def pre_stop(v: dict[str, Any]) -> list[str]:
+    """preStop: wait for requests in flight to finish (vLLM), else sleep the drain budget."""
+    budget = v["serving"]["drain_s"]
+    if v["server"]["kind"] != "vllm":
+        return ["sleep", str(budget)]
+    script = _VLLM_DRAIN.format(budget=budget, settle=5, port=v["server"]["port"])
+    return ["python3", "-c", script]
 
 
 def pool_affinity(pool: str) -> dict[str, Any]:
@@ -202,7 +239,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                 "timeoutSeconds": 5,
                 "failureThreshold": 4,
             },
-            "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SLEEP_S)]}}},
+            "lifecycle": {"preStop": {"exec": {"command": pre_stop(v)}}},
             "securityContext": {"allowPrivilegeEscalation": False},
             "volumeMounts": [
                 {"name": "dshm", "mountPath": "/dev/shm"},
@@ -256,7 +293,9 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                 "metadata": {"labels": labels, "annotations": pod_annotations},
                 "spec": {
                     "serviceAccountName": SERVICE_ACCOUNT,
-                    "terminationGracePeriodSeconds": PRESTOP_SLEEP_S + DRAIN_S + 15,
+                    # The grace period counts from the start of preStop (Kubernetes pod
+                    # lifecycle): drain, then SIGTERM and shutdown.
+                    "terminationGracePeriodSeconds": v["serving"]["drain_s"] + SHUTDOWN_S,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
                     "affinity": pool_affinity("gpu"),
                     "tolerations": tolerations,
@@ -336,8 +375,21 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
         "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m['kv'].split('|'))})", "Value"),
         "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
     }
+    threshold = float(target)
+    if metric == "queue_depth" and "running" in m:
+        # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
+        # the rest, so the threshold is a full batch plus the blueprint's queue target.
+        running = f"sum({m['running']}{sel})"
+        queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
+        threshold += v["serving"]["max_num_seqs"]
     query, metric_type = queries[metric]
     r = v["replicas"]
+    fallback = (
+        # KEDA applies a fallback only to AverageValue triggers (ScaledObject spec).
+        {"failureThreshold": 3, "replicas": v["serving"]["fallback_replicas"]}
+        if metric_type == "AverageValue"
+        else None
+    )
     return {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
@@ -348,9 +400,10 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
             "cooldownPeriod": 360,
             "minReplicaCount": r["min"],
             "maxReplicaCount": r["max"],
-            # No `fallback`: on scaler errors KEDA would jump to a fixed count (the vLLM
-            # production-stack default is 2), scaling a busy fleet down when Prometheus
-            # restarts; without it the HPA keeps the current count until metrics return.
+            # `fallback` (https://keda.sh/docs/2.16/reference/scaledobject-spec/#fallback):
+            # after 3 failed reads of Prometheus KEDA sets the replicas the estimate says
+            # the region needs at peak, not a small fixed count that would shed load.
+            **({"fallback": fallback} if fallback else {}),
             "advanced": {
                 "horizontalPodAutoscalerConfig": {
                     "behavior": {
@@ -372,7 +425,7 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
                     "metadata": {
                         "serverAddress": PROMETHEUS,
                         "query": query,
-                        "threshold": _num(target),
+                        "threshold": _num(threshold),
                     },
                 }
             ],
