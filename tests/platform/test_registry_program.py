@@ -188,11 +188,16 @@ def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -
     support.require_module("pulumi", "pulumi_gcp")
     from archform.verify.pulumi_mock import run_program
 
-    text = PLATFORM.read_text().replace(
-        "registry:\n  provider: aws\n  region: us-east-1",
-        "registry:\n  provider: gcp\n  region: us-central1",
+    text = (
+        PLATFORM.read_text()
+        .replace(
+            "registry:\n  provider: aws\n  region: us-east-1",
+            "registry:\n  provider: gcp\n  region: us-central1",
+        )
+        # the fleet serves a version folder of the registry (checked at generate)
+        .replace("source: s3://sivaro-models/", "source: gs://sivaro-models/")
     )
-    assert "provider: gcp" in text
+    assert "provider: gcp" in text and "gs://sivaro-models/sivaro-13b/" in text
     blueprint = tmp_path / "platform.yaml"
     blueprint.write_text(text)
     out = tmp_path / "out"

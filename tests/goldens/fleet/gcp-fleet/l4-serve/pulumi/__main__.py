@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
+workload.check_release(FLEET["release"])
 NAME = FLEET["name"]
 LABELS = {"archform-fleet": NAME}
 POOL_LABEL = "archform.io/pool"
@@ -34,9 +35,13 @@ for i, role in enumerate(["roles/logging.logWriter", "roles/monitoring.metricWri
     gcp.projects.IAMMember(f"nodes-{i}", project=PROJECT, role=role,
                            member=node_sa.email.apply(lambda e: f"serviceAccount:{e}"))
 
-# Pods of the model-reader service account read the weights (Workload Identity principal).
-READER = (f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/workloadIdentityPools/"
-          f"{PROJECT}.svc.id.goog/subject/ns/{NAME}/sa/model-reader")
+# Workload Identity principals (https://cloud.google.com/kubernetes-engine/docs/how-to/
+# workload-identity#authenticating_to): the serving pods' model-reader service account reads
+# the weights; the stage Job's model-replicator reads the registry and writes the replicas.
+_POOL = (f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/workloadIdentityPools/"
+         f"{PROJECT}.svc.id.goog/subject/ns/{NAME}/sa/")
+READER, REPLICATOR = _POOL + "model-reader", _POOL + "model-replicator"
+STAGED: list[pulumi.Resource] = []
 for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]}):
     depends = []
     for r in FLEET["regions"]:
@@ -45,8 +50,15 @@ for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]}):
                 f"{r['key']}-models", name=bucket, location=r["name"].upper(),
                 uniform_bucket_level_access=True, public_access_prevention="enforced",
                 versioning={"enabled": True}, labels=LABELS))
-    gcp.storage.BucketIAMMember(f"reader-{bucket}", bucket=bucket, role="roles/storage.objectViewer",
-                                member=READER, opts=pulumi.ResourceOptions(depends_on=depends))
+    STAGED += depends
+    STAGED.append(gcp.storage.BucketIAMMember(
+        f"reader-{bucket}", bucket=bucket, role="roles/storage.objectViewer", member=READER,
+        opts=pulumi.ResourceOptions(depends_on=depends)))
+    replica = any(r["replica_bucket"] == bucket for r in FLEET["regions"])
+    STAGED.append(gcp.storage.BucketIAMMember(
+        f"replicator-{bucket}", bucket=bucket, member=REPLICATOR,
+        role="roles/storage.objectUser" if replica else "roles/storage.objectViewer",
+        opts=pulumi.ResourceOptions(depends_on=depends)))
 
 
 def kubeconfig(cluster: gcp.container.Cluster) -> pulumi.Output[str]:
@@ -69,7 +81,9 @@ def node_config(machine: str, *, gpu: bool, spot: bool) -> dict:
         "workload_metadata_config": {"mode": "GKE_METADATA"},
         "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},
         "labels": {POOL_LABEL: "gpu" if gpu else "system"},
-        "disk_size_gb": 100 + FLEET["model"]["cache_gib"] if gpu else 100,
+        "disk_size_gb": FLEET["disk"]["gpu_node_gib"] if gpu else FLEET["disk"]["system_node_gib"],
+        # pd-balanced, not the pd-standard HDD default: the weights land on this disk.
+        "disk_type": "pd-balanced",
     }
     if gpu:
         config["guest_accelerators"] = [{
@@ -157,7 +171,8 @@ for r in FLEET["regions"]:
     res = regions[r["name"]]
     addons = workload.addons(r["name"], res["provider"], ["keda", "prometheus"], res["ready"])
     services[r["name"]] = workload.serving(r["name"], OBJECTS[r["name"]], res["provider"],
-                                           [*addons, *features])["Service"]
+                                           [*addons, *features, *STAGED],
+                                           FLEET["stage_timeout_s"])["Service"]
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
 if FLEET["global_lb"]:

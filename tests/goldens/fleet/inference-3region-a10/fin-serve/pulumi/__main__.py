@@ -16,12 +16,15 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
+workload.check_release(FLEET["release"])
 NAME = FLEET["name"]
 TAGS = {"archform-fleet": NAME}
 POOL_LABEL = "archform.io/pool"
 ZONES = ["1", "2", "3"]
-# Built-in role "Storage Blob Data Reader" (Azure built-in roles reference).
+# Built-in roles "Storage Blob Data Reader" and "Storage Blob Data Contributor"
+# (https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/storage).
 BLOB_READER = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
+BLOB_CONTRIBUTOR = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
 config = pulumi.Config()
 # Optional {"<region>": ["1", ...]}: availability zones offering the GPU VM size (not every
 # size is zonal everywhere); default: zones 1-3.
@@ -29,11 +32,35 @@ GPU_ZONES: dict = config.get_object("gpuZones") or {}
 client = azure.authorization.get_client_config()
 
 
-def _reader(name: str, scope: pulumi.Input[str], principal: pulumi.Input[str]) -> None:
-    azure.authorization.RoleAssignment(
+def _grant(name: str, scope: pulumi.Input[str], principal: pulumi.Input[str],
+           role: str = BLOB_READER) -> azure.authorization.RoleAssignment:
+    return azure.authorization.RoleAssignment(
         name, scope=scope, principal_id=principal, principal_type="ServicePrincipal",
         role_definition_id=f"/subscriptions/{client.subscription_id}/providers/"
-        f"Microsoft.Authorization/roleDefinitions/{BLOB_READER}")
+        f"Microsoft.Authorization/roleDefinitions/{role}")
+
+
+def replicator(r: dict, rg: azure.resources.ResourceGroup,
+               cluster: azure.containerservice.ManagedCluster) -> tuple[
+                   azure.managedidentity.UserAssignedIdentity, list[pulumi.Resource]]:
+    """Workload identity of the stage Job's model-replicator service account
+    (https://learn.microsoft.com/azure/aks/workload-identity-deploy-cluster): a user-assigned
+    identity federated with the cluster's OIDC issuer for exactly that service account."""
+    key = r["key"]
+    identity = azure.managedidentity.UserAssignedIdentity(
+        f"{key}-replicator", resource_group_name=rg.name, location=r["name"],
+        resource_name_=f"{NAME}-replicator", tags=TAGS)
+    federation = azure.managedidentity.FederatedIdentityCredential(
+        f"{key}-replicator", resource_group_name=rg.name, resource_name_=identity.name,
+        federated_identity_credential_resource_name="model-replicator",
+        issuer=cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url),
+        subject=f"system:serviceaccount:{NAME}:model-replicator",
+        audiences=["api://AzureADTokenExchange"])
+    out: list[pulumi.Resource] = [identity, federation]
+    if config.get("sourceStorageAccountId"):
+        out.append(_grant(f"{key}-replicator-source", config.require("sourceStorageAccountId"),
+                          identity.principal_id))
+    return identity, out
 
 
 def gpu_pool(r: dict, rg: azure.resources.ResourceGroup, cluster: azure.containerservice.ManagedCluster,
@@ -46,7 +73,7 @@ def gpu_pool(r: dict, rg: azure.resources.ResourceGroup, cluster: azure.containe
         count=p["min"], enable_auto_scaling=True, min_count=p["min"], max_count=p["max"],
         availability_zones=GPU_ZONES.get(r["name"], ZONES),
         orchestrator_version=FLEET["k8s_version"],
-        os_disk_size_gb=100 + FLEET["model"]["cache_gib"], enable_node_public_ip=False,
+        os_disk_size_gb=FLEET["disk"]["gpu_node_gib"], enable_node_public_ip=False,
         node_labels={POOL_LABEL: "gpu", "nvidia.com/gpu.present": "true"},
         node_taints=["nvidia.com/gpu=present:NoSchedule"],
         upgrade_settings={"max_surge": "1"},
@@ -67,6 +94,8 @@ def region_stack(r: dict) -> dict:
         dns_prefix=r["cluster"], kubernetes_version=FLEET["k8s_version"],
         identity={"type": "SystemAssigned"},
         aad_profile={"managed": True, "enable_azure_rbac": True},
+        oidc_issuer_profile={"enabled": True},
+        security_profile={"workload_identity": {"enabled": True}},
         disable_local_accounts=True,
         api_server_access_profile=access,
         network_profile={"network_plugin": "azure", "network_plugin_mode": "overlay",
@@ -76,6 +105,7 @@ def region_stack(r: dict) -> dict:
             "count": system["nodes"], "enable_auto_scaling": True, "min_count": system["nodes"],
             "max_count": system["nodes"] + 2, "availability_zones": ZONES,
             "node_labels": {POOL_LABEL: "system"}, "enable_node_public_ip": False,
+            "os_disk_size_gb": FLEET["disk"]["system_node_gib"],
         }],
         auto_upgrade_profile={"upgrade_channel": "patch"},
         tags=TAGS,
@@ -92,19 +122,26 @@ def region_stack(r: dict) -> dict:
             encryption={"key_source": "Microsoft.Storage", "require_infrastructure_encryption": True,
                         "services": {"blob": {"enabled": True, "key_type": "Account"}}},
             tags=TAGS)
-        azure.storage.BlobContainer(f"{key}-models", resource_group_name=rg.name,
-                                    account_name=account.name, container_name="models",
-                                    public_access="None")
-        _reader(f"{key}-models-reader", account.id, kubelet)
+    identity, staged = replicator(r, rg, cluster)
+    if r["replica_bucket"]:
+        staged.append(azure.storage.BlobContainer(
+            f"{key}-models", resource_group_name=rg.name, account_name=account.name,
+            container_name="models", public_access="None"))
+        staged.append(_grant(f"{key}-models-reader", account.id, kubelet))
+        staged.append(_grant(f"{key}-models-writer", account.id, identity.principal_id,
+                             BLOB_CONTRIBUTOR))
     elif config.get("sourceStorageAccountId"):
-        _reader(f"{key}-source-reader", config.require("sourceStorageAccountId"), kubelet)
+        staged.append(_grant(f"{key}-source-reader", config.require("sourceStorageAccountId"),
+                             kubelet))
     creds = azure.containerservice.list_managed_cluster_user_credentials_output(
         resource_group_name=rg.name, resource_name=cluster.name, format="exec")
     kubeconfig = creds.kubeconfigs.apply(lambda k: base64.b64decode(k[0].value).decode())
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=pulumi.Output.secret(kubeconfig))
     addons = workload.addons(region, provider, ["keda", "prometheus", "nvidia-device-plugin"],
                              [cluster, *pools])
-    objs = workload.serving(region, OBJECTS[region], provider, addons)
+    objs = workload.serving(
+        region, OBJECTS[region], provider, [*addons, *staged], FLEET["stage_timeout_s"],
+        annotations={"model-replicator": {"azure.workload.identity/client-id": identity.client_id}})
     return {"cluster": cluster, "service": objs["Service"], "rg": rg}
 
 
