@@ -310,6 +310,8 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[st
             # A terminating pod first leaves the Service endpoints, then finishes what it
             # runs: the longest request within the p99 target, plus endpoint propagation.
             "drain_s": DEREGISTER_S + p99_s,
+            # Load-balancer request timeout: twice the p99 target, at least a minute.
+            "request_timeout_s": max(60, 2 * p99_s),
         },
     }
 

@@ -321,15 +321,31 @@ def service(v: dict[str, Any]) -> dict[str, Any]:
     provider, public = v["provider"], v["global_lb"]
     annotations: dict[str, str] = {}
     kind = "LoadBalancer"
+    ready = SERVERS[v["server"]["kind"]]["ready"]
     if provider == "aws":
-        annotations["service.beta.kubernetes.io/aws-load-balancer-type"] = "nlb"
-        if not public:
-            annotations["service.beta.kubernetes.io/aws-load-balancer-internal"] = "true"
+        aws = "service.beta.kubernetes.io/aws-load-balancer-"
+        annotations[aws + "type"] = "nlb"
+        # Internal even behind Global Accelerator, which reaches NLBs in private subnets of a
+        # VPC with an internet gateway (https://docs.aws.amazon.com/global-accelerator/latest/
+        # dg/about-endpoints.sipp-caveats.html), so the regions are not reachable directly.
+        annotations[aws + "internal"] = "true"
+        # Global Accelerator uses the NLB's target-group health for NLB endpoints: check the
+        # model endpoint over HTTP there (https://cloud-provider-aws.sigs.k8s.io/
+        # service_controller/), not just that the port is open.
+        annotations[aws + "healthcheck-protocol"] = "http"
+        annotations[aws + "healthcheck-path"] = ready
+        annotations[aws + "healthcheck-port"] = "traffic-port"
     elif provider == "azure":
+        az = "service.beta.kubernetes.io/azure-"
+        annotations[az + "load-balancer-health-probe-protocol"] = "http"
+        annotations[az + "load-balancer-health-probe-request-path"] = ready
         if public:
-            annotations["service.beta.kubernetes.io/azure-dns-label-name"] = dns_label(v)
+            annotations[az + "dns-label-name"] = dns_label(v)
+            # Origin lock at the network: the load balancer's NSG admits only Front Door's
+            # backend ranges (https://cloud-provider-azure.sigs.k8s.io/topics/loadbalancer/).
+            annotations[az + "allowed-service-tags"] = "AzureFrontDoor.Backend"
         else:
-            annotations["service.beta.kubernetes.io/azure-load-balancer-internal"] = "true"
+            annotations[az + "load-balancer-internal"] = "true"
     elif public:
         kind = "ClusterIP"  # exported to the multi-cluster Gateway
     else:
@@ -480,6 +496,21 @@ def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]
             "spec": {
                 "parentRefs": [{"kind": "Gateway", "name": name}],
                 "rules": [{"backendRefs": [{**backend, "port": v["server"]["port"]}]}],
+            },
+        },
+        {
+            # The global external Application LB times backend requests out after 30 s by
+            # default; a generation may run longer
+            # (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
+            "apiVersion": "networking.gke.io/v1",
+            "kind": "GCPBackendPolicy",
+            "metadata": _meta(name, name, labels),
+            "spec": {
+                "default": {
+                    "timeoutSec": v["serving"]["request_timeout_s"],
+                    "connectionDraining": {"drainingTimeoutSec": v["serving"]["drain_s"]},
+                },
+                "targetRef": backend,
             },
         },
         {

@@ -25,6 +25,20 @@ PROJECT, NUMBER = project.project_id, project.number
 # Optional {"<region>": ["<zone>", ...]}: zones that have the accelerator (not every zone of
 # a region has every GPU); default: the cluster's zones.
 GPU_ZONES: dict = pulumi.Config().get_object("gpuZones") or {}
+# How the deployer reaches the API (see README.md, "Reaching the clusters"): with only
+# private kubernetes.api_access_cidrs the control plane has only its private endpoint
+# (deploy from inside the VPC or a connected network); optional `deployerCidrs` (public
+# CIDRs) enable the public endpoint, admitting only those plus the blueprint's CIDRs.
+DEPLOYER_CIDRS: list = pulumi.Config().get_object("deployerCidrs") or []
+if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
+    raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
+# Optional IAM member (user:..., serviceAccount:..., group:...) granted Kubernetes Engine
+# Admin, which includes full access to the clusters' Kubernetes API
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/iam#predefined).
+DEPLOYER = pulumi.Config().get("deployerMember")
+if DEPLOYER:
+    gcp.projects.IAMMember("deployer-admin", project=PROJECT, role="roles/container.admin",
+                           member=DEPLOYER)
 
 network = gcp.compute.Network("network", name=f"{NAME}-net", auto_create_subnetworks=False,
                               routing_mode="GLOBAL")
@@ -112,11 +126,12 @@ def region_stack(r: dict) -> dict:
         ip_allocation_policy={"cluster_secondary_range_name": "pods",
                               "services_secondary_range_name": "services"},
         private_cluster_config={"enable_private_nodes": True,
-                                "enable_private_endpoint": FLEET["api_private"],
+                                "enable_private_endpoint": FLEET["api_private"]
+                                and not DEPLOYER_CIDRS,
                                 "master_ipv4_cidr_block": f"172.16.{i}.0/28"},
         master_authorized_networks_config={
             "cidr_blocks": [{"cidr_block": c, "display_name": "api_access_cidrs"}
-                            for c in FLEET["api_cidrs"]],
+                            for c in FLEET["api_cidrs"] + DEPLOYER_CIDRS],
             "gcp_public_cidrs_access_enabled": False},
         workload_identity_config={"workload_pool": f"{PROJECT}.svc.id.goog"},
         gateway_api_config={"channel": "CHANNEL_STANDARD"},
@@ -175,6 +190,13 @@ for r in FLEET["regions"]:
                                            FLEET["stage_timeout_s"])["Service"]
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
+pulumi.export("deployer_access", {
+    "api": ("public endpoint restricted to " + ", ".join(FLEET["api_public_cidrs"] + DEPLOYER_CIDRS)
+            if not FLEET["api_private"] or DEPLOYER_CIDRS else "private endpoint only"),
+    "authorized_networks": FLEET["api_cidrs"] + DEPLOYER_CIDRS,
+    "cluster_admin": ([f"{DEPLOYER} (roles/container.admin)"] if DEPLOYER else [])
+    + ["holders of roles/container.admin in the project (needed to create the clusters)"],
+})
 if FLEET["global_lb"]:
     # The Gateway's NamedAddress: the regions sit behind it (their Services are ClusterIP).
     url = pulumi.Output.concat("http://", address.address)

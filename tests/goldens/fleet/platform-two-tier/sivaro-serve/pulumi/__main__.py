@@ -24,6 +24,19 @@ config = pulumi.Config()
 # Optional {"<region>": ["<zone>", ...]}: zones that have the GPU instance type (capacity
 # differs by zone); default: the first three zones of the region.
 GPU_ZONES: dict = config.get_object("gpuZones") or {}
+# How the deployer reaches the API (see README.md, "Reaching the clusters"):
+# kubernetes.api_access_cidrs from the blueprint reach the private endpoint from inside the
+# network; optional `deployerCidrs` (public CIDRs) open the public endpoint to exactly those
+# while bootstrapping from outside (remove them and run again to close it).
+DEPLOYER_CIDRS: list = config.get_object("deployerCidrs") or []
+if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
+    raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
+PUBLIC_CIDRS = FLEET["api_public_cidrs"] + DEPLOYER_CIDRS
+# Optional extra cluster admin (an IAM role or user ARN) besides the identity that creates
+# the cluster, which EKS makes cluster admin (bootstrapClusterCreatorAdminPermissions).
+DEPLOYER_ARN = config.get("deployerPrincipalArn")
+# https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html
+CLUSTER_ADMIN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 
 
 # Policy attachments per role: EKS needs them in place before the cluster or a node group
@@ -233,8 +246,8 @@ def region_stack(r: dict) -> dict:
         f"{key}-eks", region=region, name=r["cluster"], role_arn=cluster_role.arn,
         version=FLEET["k8s_version"],
         vpc_config={"subnet_ids": subnets, "endpoint_private_access": True,
-                    "endpoint_public_access": bool(FLEET["api_public_cidrs"]),
-                    "public_access_cidrs": FLEET["api_public_cidrs"] or None},
+                    "endpoint_public_access": bool(PUBLIC_CIDRS),
+                    "public_access_cidrs": PUBLIC_CIDRS or None},
         access_config={"authentication_mode": "API",
                        "bootstrap_cluster_creator_admin_permissions": True},
         encryption_config={"resources": ["secrets"], "provider": {"key_arn": kms.arn}},
@@ -263,8 +276,18 @@ def region_stack(r: dict) -> dict:
                                    namespace="kube-system", service_account="cluster-autoscaler",
                                    role_arn=autoscaler_role.arn,
                                    opts=pulumi.ResourceOptions(depends_on=[agent]))
+    admins: list[pulumi.Resource] = []
+    if DEPLOYER_ARN:
+        # EKS access entry + the cluster-admin access policy for the deployer
+        # (https://docs.aws.amazon.com/eks/latest/userguide/access-entries.html).
+        entry = aws.eks.AccessEntry(f"{key}-deployer", region=region, cluster_name=cluster.name,
+                                    principal_arn=DEPLOYER_ARN, type="STANDARD", tags=TAGS)
+        admins.append(aws.eks.AccessPolicyAssociation(
+            f"{key}-deployer", region=region, cluster_name=cluster.name,
+            principal_arn=DEPLOYER_ARN, policy_arn=CLUSTER_ADMIN,
+            access_scope={"type": "cluster"}, opts=pulumi.ResourceOptions(depends_on=[entry])))
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=kubeconfig(cluster, region),
-                            opts=pulumi.ResourceOptions(depends_on=[system]))
+                            opts=pulumi.ResourceOptions(depends_on=[system, *admins]))
     ready = [system, *gpu_pools, agent]
     k8s.helm.v3.Release(
         f"{region}-cluster-autoscaler", name="cluster-autoscaler", chart="cluster-autoscaler",
@@ -324,6 +347,13 @@ if FLEET["global_lb"]:
                                                           str(port)))
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
+pulumi.export("deployer_access", {
+    "api": ("public endpoint restricted to " + ", ".join(PUBLIC_CIDRS) if PUBLIC_CIDRS
+            else "private endpoint only"),
+    "private_endpoint_from": FLEET["api_cidrs"],
+    "cluster_admin": ["the identity that creates the cluster (EKS cluster creator admin)"]
+    + ([f"{DEPLOYER_ARN} (access entry, AmazonEKSClusterAdminPolicy)"] if DEPLOYER_ARN else []),
+})
 pulumi.export("endpoints", {
     name: pulumi.Output.concat("http://", host, ":", str(FLEET["server"]["port"]))
     for name, host in endpoints.items()})
