@@ -241,3 +241,40 @@ def test_service_account_ids_fit_gcp_limits() -> None:
     assert 6 <= len(ident) <= 30 and ident.endswith("-reg-writer")
     assert ident != service_account_id(long[:-1] + "c", "reg-writer")
     assert service_account_id("train", "reg-writer") == "train-reg-writer"
+
+
+def test_training_nodes_may_assume_the_writer_role(tmp_path: Path, run: Any) -> None:
+    """The writer role trusts the account for roles named <training>-node-*; IAM then also
+    needs an identity policy on the node role (the account as principal delegates to it)."""
+    from archform.verify.pulumi_mock import run_program
+
+    out = tmp_path / "out"
+    write_tree(out, build_files(load_paths([PLATFORM])))
+    training = run_program(
+        out / "sivaro-train" / "pulumi", {"gpuCapacityReservationId": "cr-0123456789abcdef0"}
+    )
+    (node_role,) = [
+        r for r in training.of_type("aws:iam/role:Role") if r.name == "sivaro-train-node"
+    ]
+    assert "ec2.amazonaws.com" in node_role.inputs["assumeRolePolicy"]
+    policies = {p.name: p.inputs for p in training.of_type("aws:iam/rolePolicy:RolePolicy")}
+    policy = policies["sivaro-train-node-registry-writer"]["policy"]
+    writer_arn = "arn:aws:iam::000000000000:role/sivaro-train-registry-writer"
+    assert allows(policy, "sts:AssumeRole", writer_arn)
+    assert not allows(policy, "sts:AssumeRole", "arn:aws:iam::000000000000:role/admin")
+    assert not allows(policy, "s3:PutObject", f"{BUCKET}/sivaro-13b/x")
+    # ...and the writer role's trust names the role Pulumi creates (auto-named <name>-<suffix>).
+    trust = json.loads(
+        next(
+            r for r in run.of_type("aws:iam/role:Role") if r.name == "sivaro-train-registry-writer"
+        ).inputs["assumeRolePolicy"]
+    )["Statement"][0]
+    pattern = trust["Condition"]["ArnLike"]["aws:PrincipalArn"].rsplit("/", 1)[1]
+    import fnmatch
+
+    assert fnmatch.fnmatchcase("sivaro-train-node-1a2b3c4", pattern)
+    # A training cluster outside any Platform gets no such permission.
+    alone = tmp_path / "alone"
+    write_tree(alone, build_files(load_paths([support.BLUEPRINTS / "aws-p5-efa-fsx.yaml"])))
+    text = (alone / "pulumi" / "settings.py").read_text()
+    assert "REGISTRY_WRITER_ROLES = []" in text
