@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from platform_iam import allows, decision, statements
 
 import support
 from archform.render.generate import build_files
 from archform.render.writer import write_tree
 from archform.spec import load_paths
+from support.iam import allows, decision, statements
 
 pytestmark = pytest.mark.integration
 
@@ -141,7 +141,7 @@ def test_roles_trust_only_the_training_nodes_and_the_fleet_service_account(run: 
     assert tags["aws:RequestTag/kubernetes-service-account"] == "model-reader"
 
 
-def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -> None:
+def test_promote_config_names_bucket_model_and_fleet_release(tmp_path: Path) -> None:
     files = {f.path: f.content for f in build_files(load_paths([PLATFORM]))}
     config = json.loads(files["sivaro/promote/promote.json"])
     assert config["registry"] == {
@@ -151,9 +151,12 @@ def test_promote_config_names_bucket_model_and_fleet_manifests(tmp_path: Path) -
     }
     assert config["model"] == "sivaro-13b"
     assert config["approval"] == "manual"
-    assert config["fleet"]["manifest_dirs"] == [
-        f"../../sivaro-serve/kubernetes/{r}" for r in ("us-east-1", "eu-west-1", "ap-southeast-1")
-    ]
+    # The fleet's release file sits in the fleet's own generated folder.
+    assert config["fleet"] == {
+        "name": "sivaro-serve",
+        "release_file": "../../sivaro-serve/release.json",
+    }
+    assert "sivaro-serve/pulumi/__main__.py" in files
     readme = files["sivaro/promote/README.md"].decode()
     assert "archform promote promote.json" in readme and "--approve" in readme
 
@@ -187,11 +190,16 @@ def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -
     support.require_module("pulumi", "pulumi_gcp")
     from archform.verify.pulumi_mock import run_program
 
-    text = PLATFORM.read_text().replace(
-        "registry:\n  provider: aws\n  region: us-east-1",
-        "registry:\n  provider: gcp\n  region: us-central1",
+    text = (
+        PLATFORM.read_text()
+        .replace(
+            "registry:\n  provider: aws\n  region: us-east-1",
+            "registry:\n  provider: gcp\n  region: us-central1",
+        )
+        # the fleet serves a version folder of the registry (checked at generate)
+        .replace("source: s3://sivaro-models/", "source: gs://sivaro-models/")
     )
-    assert "provider: gcp" in text
+    assert "provider: gcp" in text and "gs://sivaro-models/sivaro-13b/" in text
     blueprint = tmp_path / "platform.yaml"
     blueprint.write_text(text)
     out = tmp_path / "out"
@@ -235,3 +243,40 @@ def test_service_account_ids_fit_gcp_limits() -> None:
     assert 6 <= len(ident) <= 30 and ident.endswith("-reg-writer")
     assert ident != service_account_id(long[:-1] + "c", "reg-writer")
     assert service_account_id("train", "reg-writer") == "train-reg-writer"
+
+
+def test_training_nodes_may_assume_the_writer_role(tmp_path: Path, run: Any) -> None:
+    """The writer role trusts the account for roles named <training>-node-*; IAM then also
+    needs an identity policy on the node role (the account as principal delegates to it)."""
+    from archform.verify.pulumi_mock import run_program
+
+    out = tmp_path / "out"
+    write_tree(out, build_files(load_paths([PLATFORM])))
+    training = run_program(
+        out / "sivaro-train" / "pulumi", {"gpuCapacityReservationId": "cr-0123456789abcdef0"}
+    )
+    (node_role,) = [
+        r for r in training.of_type("aws:iam/role:Role") if r.name == "sivaro-train-node"
+    ]
+    assert "ec2.amazonaws.com" in node_role.inputs["assumeRolePolicy"]
+    policies = {p.name: p.inputs for p in training.of_type("aws:iam/rolePolicy:RolePolicy")}
+    policy = policies["sivaro-train-node-registry-writer"]["policy"]
+    writer_arn = "arn:aws:iam::000000000000:role/sivaro-train-registry-writer"
+    assert allows(policy, "sts:AssumeRole", writer_arn)
+    assert not allows(policy, "sts:AssumeRole", "arn:aws:iam::000000000000:role/admin")
+    assert not allows(policy, "s3:PutObject", f"{BUCKET}/sivaro-13b/x")
+    # ...and the writer role's trust names the role Pulumi creates (auto-named <name>-<suffix>).
+    trust = json.loads(
+        next(
+            r for r in run.of_type("aws:iam/role:Role") if r.name == "sivaro-train-registry-writer"
+        ).inputs["assumeRolePolicy"]
+    )["Statement"][0]
+    pattern = trust["Condition"]["ArnLike"]["aws:PrincipalArn"].rsplit("/", 1)[1]
+    import fnmatch
+
+    assert fnmatch.fnmatchcase("sivaro-train-node-1a2b3c4", pattern)
+    # A training cluster outside any Platform gets no such permission.
+    alone = tmp_path / "alone"
+    write_tree(alone, build_files(load_paths([support.BLUEPRINTS / "aws-p5-efa-fsx.yaml"])))
+    text = (alone / "pulumi" / "settings.py").read_text()
+    assert "REGISTRY_WRITER_ROLES = []" in text

@@ -127,21 +127,43 @@ def test_unquoted_version_number_gets_quote_hint() -> None:
 def test_platform_references_resolve_across_files(tmp_path) -> None:
     platform = tmp_path / "platform.yaml"
     platform.write_text(
-        "version: 1\nkind: Platform\nname: p\ntraining: llm-pretrain\ninference: fin-serve\n"
-        "registry: {provider: aws, region: us-east-1, bucket: models}\n"
+        "version: 1\nkind: Platform\nname: p\ntraining: llm-pretrain\ninference: h100-serve\n"
+        "registry: {provider: aws, region: eu-west-1, bucket: corp-models-eu}\n"
     )
     with pytest.raises(SpecError) as info:
         load_paths([platform])
     assert info.value.problems[0].line == 4
     assert "no document named 'llm-pretrain'" in info.value.problems[0].message
-    loaded = load_paths(
-        [
-            platform,
-            BLUEPRINTS / "onprem-h100-ib-lustre.yaml",
-            BLUEPRINTS / "inference-3region-a10.yaml",
-        ]
+    # The fleet serves a version folder of the Platform's registry (<bucket>/<model name>/).
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(
+        (BLUEPRINTS / "inference-h100-single-region.yaml")
+        .read_text()
+        .replace(
+            "s3://corp-models-eu/llama-3.1-70b/", "s3://corp-models-eu/llama-3.1-70b-instruct/"
+        )
     )
+    loaded = load_paths([platform, BLUEPRINTS / "onprem-h100-ib-lustre.yaml", fleet])
     assert [d.kind for d in loaded.documents][-1] == "InferenceFleet"
+
+
+def test_platform_fleet_must_serve_a_version_of_the_registry(tmp_path) -> None:
+    """A Platform whose fleet reads weights outside its registry cannot close the loop."""
+    platform = tmp_path / "platform.yaml"
+    platform.write_text(
+        "version: 1\nkind: Platform\nname: p\ntraining: llm-pretrain\ninference: h100-serve\n"
+        "registry: {provider: aws, region: eu-west-1, bucket: other-models}\n"
+    )
+    fleet = BLUEPRINTS / "inference-h100-single-region.yaml"
+    with pytest.raises(SpecError) as info:
+        load_paths([platform, BLUEPRINTS / "onprem-h100-ib-lustre.yaml", fleet])
+    (problem,) = info.value.problems
+    assert problem.file == str(fleet)
+    source_line = next(
+        n for n, line in enumerate(fleet.read_text().splitlines(), 1) if "source: s3://" in line
+    )
+    assert problem.line == source_line
+    assert "not a version folder of the registry s3://other-models/" in problem.message
 
 
 def test_platform_inference_may_name_a_training_cluster() -> None:

@@ -102,6 +102,12 @@ def _text(projects: list[dict[str, Any]]) -> str:
         lines.append(f"{proj['path']}: {total} resources")
         for rtype, count in proj["resources"].items():
             lines.append(f"  {count:5d}  {rtype}")
+        access = proj.get("deployer_access")
+        if access:
+            lines.append("  deployer access:")
+            for key, value in access.items():
+                shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+                lines.append(f"    {key}: {shown}")
         seen: set[str] = set()
         for detail in proj["details"]:
             key = json.dumps([detail["type"], detail["args"]], sort_keys=True)

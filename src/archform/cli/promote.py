@@ -76,11 +76,13 @@ def promote(
             typer.echo("to roll the fleet to this version, run:")
             typer.echo("  " + shlex.join([*finish, "--approve"]))
             return
-        for path in result.changed_manifests:
-            typer.echo(f"updated {path}")
-        if not result.changed_manifests:
-            typer.echo("the fleet manifests already point at this version")
-        else:
-            typer.echo("apply them (kubectl apply -f <dir>) to roll the fleet")
+        before = result.previous.version if result.previous else "the blueprint's version"
+        state = "recorded" if result.changed else "already recorded"
+        typer.echo(f"{state}: {result.release_file} serves {version} (was {before})")
+        typer.echo(
+            "roll the fleet: `archform generate` (it reads that file), then `pulumi up` in "
+            "the fleet's pulumi/ folder; each region stages and verifies the version before "
+            "its Deployment rolls"
+        )
 
     guarded(run)

@@ -10,23 +10,22 @@ from typing import Any
 
 from archform.spec import UsageError
 
-SCHEMA = "archform.promote/v1"
+SCHEMA = "archform.promote/v2"
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")  # fullmatch
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")  # fullmatch
 
 
 @dataclass(frozen=True, slots=True)
 class PromoteConfig:
-    """Where the registry is, what model it holds, and which fleet manifests follow it."""
+    """Where the registry is, what model it holds, and where the fleet records its release."""
 
     path: Path
     bucket: str
     region: str
     model: str
     approval: str
-    deployment: str
-    initial_source: str
-    manifest_dirs: tuple[Path, ...]
+    fleet: str
+    release_file: Path
 
     def version_prefix(self, version: str) -> str:
         """Object key prefix of one model version."""
@@ -67,16 +66,14 @@ def load_config(path: Path) -> PromoteConfig:
         bucket = str(_get(data, "registry", "bucket"))
         model = str(_get(data, "model"))
         approval = str(_get(data, "approval"))
-        dirs = _get(data, "fleet", "manifest_dirs")
         config = PromoteConfig(
             path=path,
             bucket=bucket,
             region=str(_get(data, "registry", "region")),
             model=model,
             approval=approval,
-            deployment=str(_get(data, "fleet", "deployment")),
-            initial_source=str(_get(data, "fleet", "initial_source")),
-            manifest_dirs=tuple((path.parent / str(d)).resolve() for d in dirs),
+            fleet=str(_get(data, "fleet", "name")),
+            release_file=(path.parent / str(_get(data, "fleet", "release_file"))).resolve(),
         )
     except KeyError as exc:
         raise UsageError(f"{path}: missing key {exc.args[0]!r}", hint) from None

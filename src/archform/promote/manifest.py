@@ -20,6 +20,9 @@ from archform.spec import UsageError
 
 SCHEMA = "archform.model-manifest/v1"
 MANIFEST_NAME = "manifest.json"
+# The sha256sum-style listing itself, stored beside the manifest: serving pods check every
+# file with `sha256sum -c SHA256SUMS` and the listing's own SHA-256 against the release.
+SUMS_NAME = "SHA256SUMS"
 _CHUNK = 8 * 1024 * 1024
 # Matched with fullmatch: `$` alone would accept a trailing newline ("v2\n").
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -83,10 +86,15 @@ class ModelManifest:
         return manifest
 
 
+def listing(files: tuple[FileEntry, ...] | list[FileEntry]) -> bytes:
+    """The sorted ``<sha256>  <path>`` listing (the bytes of ``SHA256SUMS``)."""
+    text = "".join(f"{f.sha256}  {f.path}\n" for f in sorted(files, key=lambda f: f.path))
+    return text.encode("utf-8")
+
+
 def set_checksum(files: tuple[FileEntry, ...] | list[FileEntry]) -> str:
     """Hex SHA-256 of the sorted ``<sha256>  <path>`` listing."""
-    listing = "".join(f"{f.sha256}  {f.path}\n" for f in sorted(files, key=lambda f: f.path))
-    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+    return hashlib.sha256(listing(files)).hexdigest()
 
 
 def hash_file(path: Path) -> tuple[int, str]:
@@ -125,9 +133,9 @@ def checkpoint_files(checkpoint: Path) -> list[tuple[str, Path]]:
                     f"{path}: is not a regular file; refusing to upload it", "remove it"
                 )
             rel = path.relative_to(checkpoint).as_posix()
-            if rel == MANIFEST_NAME:
+            if rel in (MANIFEST_NAME, SUMS_NAME):
                 raise UsageError(
-                    f"{path}: a checkpoint may not contain {MANIFEST_NAME}",
+                    f"{path}: a checkpoint may not contain {rel}",
                     "that name is reserved for the registry's manifest",
                 )
             if any(c in rel for c in "\n\r\\") or rel.startswith("/"):

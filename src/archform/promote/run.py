@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from archform.promote import fleet, store
 from archform.promote.config import PromoteConfig
 from archform.promote.manifest import MANIFEST_NAME, ModelManifest, build_manifest
 from archform.spec import UsageError
+from archform.spec.release import Release
 
 
 class PromoteError(Exception):
@@ -28,7 +29,9 @@ class PromoteResult:
     uri: str
     uploaded: bool
     rolled: bool
-    changed_manifests: list[Path] = field(default_factory=list)
+    release_file: Path | None = None
+    previous: Release | None = None
+    changed: bool = False
 
 
 def promote(
@@ -52,15 +55,13 @@ def promote(
     local = build_manifest(
         checkpoint, model=config.model, version=version, run_id=run_id, created_at=created_at
     )
-    uri = config.version_uri(version)
-    rollout = fleet.Rollout(uri=uri, version=version, checksum=local.checksum)
     # Every fleet check runs before anything is uploaded.
-    fleet.point_fleet(
-        config.manifest_dirs, config.deployment, config.initial_source, rollout, dry_run=True
-    )
+    previous = fleet.check_fleet(config.release_file)
     registry = store.connect(config.bucket, config.region, endpoint_url)
     with store.registry_errors(config.bucket, endpoint_url):
-        return _publish(config, checkpoint, version, local, registry, approve, after_upload, log)
+        return _publish(
+            config, checkpoint, version, local, registry, approve, after_upload, log, previous
+        )
 
 
 def _publish(
@@ -72,6 +73,7 @@ def _publish(
     approve: bool,
     after_upload: Callable[[], None] | None,
     log: Callable[[str], None],
+    previous: Release | None,
 ) -> PromoteResult:
     prefix = config.version_prefix(version)
     uri = config.version_uri(version)
@@ -106,13 +108,20 @@ def _publish(
             problems,
         )
     log(f"verified {manifest.checksum}")
-    result = PromoteResult(manifest=manifest, uri=uri, uploaded=uploaded, rolled=False)
+    result = PromoteResult(
+        manifest=manifest, uri=uri, uploaded=uploaded, rolled=False, previous=previous
+    )
     if config.approval == "manual" and not approve:
         return result
-    rollout = fleet.Rollout(uri=uri, version=version, checksum=manifest.checksum)
-    result.changed_manifests = fleet.point_fleet(
-        config.manifest_dirs, config.deployment, config.initial_source, rollout
+    release = Release(
+        model=config.model,
+        version=version,
+        source=uri,
+        checksum=manifest.checksum,
+        source_run=manifest.source_run,
     )
+    result.changed = fleet.write_release(config.release_file, release)
+    result.release_file = config.release_file
     result.rolled = True
     return result
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from archform.promote.manifest import MANIFEST_NAME, ModelManifest
+from archform.promote.manifest import MANIFEST_NAME, SUMS_NAME, ModelManifest, listing
 from archform.spec import UsageError
 
 _CHUNK = 8 * 1024 * 1024
@@ -125,7 +125,7 @@ def read_manifest(store: Store, prefix: str) -> ModelManifest | None:
 
 
 def upload(store: Store, prefix: str, checkpoint: Path, manifest: ModelManifest) -> None:
-    """Upload every file, then the manifest last (its presence marks a complete version)."""
+    """Upload every file, then SHA256SUMS, then the manifest (it marks a complete version)."""
     for entry in manifest.files:
         store.client.upload_file(
             str(checkpoint / entry.path),
@@ -133,6 +133,12 @@ def upload(store: Store, prefix: str, checkpoint: Path, manifest: ModelManifest)
             prefix + entry.path,
             ExtraArgs={"Metadata": {"sha256": entry.sha256}},
         )
+    store.client.put_object(
+        Bucket=store.bucket,
+        Key=prefix + SUMS_NAME,
+        Body=listing(manifest.files),
+        ContentType="text/plain",
+    )
     store.client.put_object(
         Bucket=store.bucket,
         Key=prefix + MANIFEST_NAME,
@@ -168,6 +174,15 @@ def verify(store: Store, prefix: str, manifest: ModelManifest) -> list[str]:
             f"{store.uri(prefix + MANIFEST_NAME)}: checksum {stored.checksum}, "
             f"expected {manifest.checksum}"
         )
+    try:
+        sums = store.client.get_object(Bucket=store.bucket, Key=prefix + SUMS_NAME)["Body"].read()
+    except ClientError as exc:
+        if not _missing(exc):
+            raise
+        problems.append(f"{store.uri(prefix + SUMS_NAME)}: missing")
+    else:
+        if sums != listing(manifest.files):
+            problems.append(f"{store.uri(prefix + SUMS_NAME)}: does not list the manifest's files")
     for entry in manifest.files:
         key = prefix + entry.path
         try:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
+from archform.spec.release import Release
+
+# Served releases by fleet name (release.json beside a generated fleet, see spec.release).
+Releases = Mapping[str, Release]
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +20,9 @@ class Target:
     name: str
     applies: Callable[[Document], bool]
     render: Callable[[Document, BlueprintSet], list[GeneratedFile]]
+    # Targets whose output depends on deployment state (the served model release) render
+    # through this instead, given the releases recorded in the output folder.
+    render_state: Callable[[Document, BlueprintSet, Releases], list[GeneratedFile]] | None = None
 
 
 _TARGETS: dict[str, Target] = {}

@@ -19,6 +19,7 @@ from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 from archform.spec.models.training import TrainingCluster
 from archform.spec.paths import Loc, format_path
+from archform.spec.release import split_source
 from archform.spec.source import SourceMap
 
 CLOUDS = ("aws", "gcp", "azure")
@@ -203,6 +204,15 @@ def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) 
 
 
 def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
+    try:
+        split_source(fleet.model.source)
+    except ValueError:
+        checker.add(
+            ("model", "source"),
+            f"{fleet.model.source!r} names no version folder; replicas and promotions are "
+            "kept per version",
+            "point model.source at one version, e.g. s3://registry/<model>/<version>/",
+        )
     gpu = fleet.gpu_pool.gpu
     per_node = gpu.per_node if gpu else 1
     tp = fleet.server.tensor_parallel

@@ -22,6 +22,7 @@ from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 from archform.spec.models.training import TrainingCluster
+from archform.spec.release import split_source
 from archform.spec.source import RawDocument, parse_documents, read_text
 from archform.spec.validate import problems_from
 
@@ -252,7 +253,37 @@ def _check_platform(
                     field,
                 )
             )
+        elif field == "inference" and isinstance(found.model, InferenceFleet):
+            out.extend(_check_registry_source(model, found))
     return out
+
+
+def _check_registry_source(model: Platform, fleet_doc: Document) -> list[SpecProblem]:
+    """The Platform's fleet must serve a version folder of the Platform's registry."""
+    fleet = fleet_doc.model
+    assert isinstance(fleet, InferenceFleet)
+    scheme = {"aws": "s3", "gcp": "gs"}.get(model.registry.provider)
+    if scheme is None:  # an unsupported registry provider is reported by spec.buildable
+        return []
+    registry = f"{scheme}://{model.registry.bucket}/{fleet.model.name}/"
+    try:
+        base, _ = split_source(fleet.model.source)
+    except ValueError:  # no version folder: reported by spec.buildable
+        return []
+    if base == registry:
+        return []
+    pos = fleet_doc.locate(("model", "source"), prefer="value")
+    return [
+        SpecProblem(
+            fleet_doc.file,
+            pos.line,
+            pos.column,
+            f"model.source: platform {model.name} joins fleet {fleet.name}, which serves "
+            f"{fleet.model.source!r}, not a version folder of the registry {registry}",
+            f"set model.source to {registry}<version>/ (the version promoted last)",
+            "model.source",
+        )
+    ]
 
 
 def _kind_word(data: Any) -> str:

@@ -23,6 +23,8 @@ class MockResource:
     name: str
     inputs: dict[str, Any]
     provider: str
+    # Logical names of the resources this one waits for (depends_on and inputs from them).
+    dependencies: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -36,6 +38,24 @@ class MockRun:
     def of_type(self, type_token: str) -> list[MockResource]:
         """Resources of one type token (e.g. 'aws:ec2/launchTemplate:LaunchTemplate')."""
         return [r for r in self.resources if r.type == type_token]
+
+    def named(self, name: str) -> MockResource:
+        """The resource with this logical name."""
+        return next(r for r in self.resources if r.name == name)
+
+    def depends_on(self, resource: MockResource) -> set[str]:
+        """Logical names of everything `resource` waits for, directly or transitively."""
+        by_name = {r.name: r for r in self.resources}
+        seen: set[str] = set()
+        todo = list(resource.dependencies)
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in by_name:
+                todo.extend(by_name[name].dependencies)
+        return seen
 
     def counts(self) -> dict[str, int]:
         """Resource count per type, sorted by type."""
@@ -126,6 +146,27 @@ _TYPE_OUTPUTS: dict[str, Any] = {
 }
 
 
+def _record_dependencies(monitor: Any, pending: list[tuple[str, ...]]) -> None:
+    """Pass each registration's dependencies (URNs -> logical names) to the recorder.
+
+    The SDK's mock monitor drops `RegisterResourceRequest.dependencies` before calling
+    `Mocks.new_resource`; this wraps its RegisterResource to keep them.
+    """
+    register = monitor.RegisterResource
+
+    def wrapped(request: Any) -> Any:
+        urns = set(request.dependencies)
+        for deps in request.propertyDependencies.values():
+            urns.update(deps.urns)
+        pending.append(tuple(sorted(u.rsplit("::", 1)[-1] for u in urns)))
+        try:
+            return register(request)
+        finally:
+            pending.clear()
+
+    monitor.RegisterResource = wrapped
+
+
 def run_program(
     project_dir: Path, config: dict[str, str] | None = None, stack: str = "mock"
 ) -> MockRun:
@@ -145,11 +186,14 @@ def run_program(
     )
     run = MockRun(project)
 
+    pending: list[tuple[str, ...]] = []
+
     class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
             inputs = _plain(args.inputs)
+            deps = pending.pop() if pending else ()
             run.resources.append(
-                MockResource(args.typ, args.name, inputs, str(args.provider or ""))
+                MockResource(args.typ, args.name, inputs, str(args.provider or ""), deps)
             )
             state = _computed(args.typ, args.name, inputs)
             return f"{args.name}-id", state
@@ -192,6 +236,7 @@ def run_program(
             return {}
 
     pulumi.runtime.set_mocks(Recorder(), project=project, stack=stack, preview=False)
+    _record_dependencies(pulumi.runtime.settings.get_monitor(), pending)
     full = {k if ":" in k else f"{project}:{k}": v for k, v in (config or {}).items()}
     pulumi.runtime.set_all_config(full)
     before = set(sys.modules)

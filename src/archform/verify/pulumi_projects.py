@@ -170,6 +170,12 @@ def summary(path: str, run: MockRun, mocked: list[str]) -> dict[str, Any]:
         ),
         "mock_config": mocked,
         "outputs": sorted(run.outputs),
+        # How the person running `pulumi up` reaches each Kubernetes API, and as whom.
+        **(
+            {"deployer_access": run.outputs["deployer_access"]}
+            if "deployer_access" in run.outputs
+            else {}
+        ),
     }
 
 

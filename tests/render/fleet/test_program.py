@@ -213,7 +213,8 @@ def test_serving_objects_probe_spread_pdb_autoscaler(ran: Any) -> None:
         assert zone and zone[0]["whenUnsatisfiable"] == "ScheduleAnyway"
         shm = next(v for v in pod["volumes"] if v["name"] == "dshm")
         assert shm["emptyDir"]["medium"] == "Memory"
-        assert pod["terminationGracePeriodSeconds"] > 90 + 15
+        p99_s = (fleet.traffic.p99_latency_ms if fleet.traffic else 30_000) / 1000
+        assert pod["terminationGracePeriodSeconds"] > p99_s + 15
         fetch = pod["initContainers"][0]["command"][-1]
         assert "huggingface" not in fetch and "hf://" not in fetch
     for pdb in _k8s(run, "PodDisruptionBudget"):

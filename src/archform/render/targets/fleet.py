@@ -16,7 +16,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from archform.render.env import render
-from archform.render.target import Target
+from archform.render.target import Releases, Target
 from archform.render.targets.fleet_view import fleet_view
 from archform.render.targets.k8s_objects import (
     SERVERS,
@@ -24,9 +24,11 @@ from archform.render.targets.k8s_objects import (
     fleet_objects,
     gateway_address,
 )
+from archform.render.targets.k8s_weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.inference import InferenceFleet
+from archform.spec.release import Release
 
 # Versions the generated requirements.txt pins: the SDKs archform's tests run the programs
 # with (under mocks), so what was checked is what runs.
@@ -53,23 +55,26 @@ def manifest_yaml(obj: dict[str, Any], version: str) -> str:
     return header + buf.getvalue()
 
 
-def fleet_data(fleet: InferenceFleet) -> dict[str, Any]:
+def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> dict[str, Any]:
     """The view-model plus the per-server paths, as embedded in the program."""
-    view = fleet_view(fleet)
+    view = fleet_view(fleet, release)
     view["ready_path"] = SERVERS[view["server"]["kind"]]["ready"]
     view["live_path"] = SERVERS[view["server"]["kind"]]["live"]
     view["dns_label"] = dns_label(view)
     view["gateway_address"] = gateway_address(view)
     view["p99_target_ms"] = fleet.traffic.p99_latency_ms if fleet.traffic else 30_000
+    view["stage_timeout_s"] = stage_deadline_seconds(view) + 120
     return view
 
 
-def render_fleet(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
-    """All files of one fleet."""
+def render_fleet(
+    doc: Document, blueprints: BlueprintSet, releases: Releases | None = None
+) -> list[GeneratedFile]:
+    """All files of one fleet, serving its recorded release (or the blueprint's version)."""
     del blueprints
     fleet = doc.model
     assert isinstance(fleet, InferenceFleet)
-    view = fleet_data(fleet)
+    view = fleet_data(fleet, (releases or {}).get(doc.name))
     objects = fleet_objects(view)
     provider = view["provider"]
     files: list[GeneratedFile] = []
@@ -107,4 +112,5 @@ TARGET = Target(
     name="fleet",
     applies=lambda doc: isinstance(doc.model, InferenceFleet),
     render=render_fleet,
+    render_state=render_fleet,
 )

@@ -11,10 +11,12 @@ import math
 import re
 from typing import Any
 
-from archform.estimate.inference import weights_gib
+from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.spec.addresses import public_addresses
 from archform.spec.catalog import load_catalog
+from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
+from archform.spec.release import Release, split_source
 
 GPU_POOL_LABEL = "archform.io/pool"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -28,25 +30,83 @@ def gke_accelerator(fleet: InferenceFleet) -> str:
     return accel
 
 
+# Node disk budget. Kubelet's default hard eviction thresholds are nodefs.available<10% and
+# imagefs.available<15% (https://kubernetes.io/docs/concepts/scheduling-eviction/
+# node-pressure-eviction/#hard-eviction-thresholds); with images and pods on the root
+# volume only 85% of it may be used.
+DISK_USABLE = 0.85
+# Unpacked container images on a GPU node (server image, CLI image, daemonsets): a budget,
+# not a measured size; vLLM/TGI/Triton images unpack to a few tens of GiB.
+IMAGE_BUDGET_GIB = 60
+# Per pod beyond the weights: container logs, writable layers, compile caches.
+POD_SCRATCH_GIB = 10
+# gp3 maximums per volume (https://docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html):
+# 1,000 MiB/s and 16,000 IOPS; the weights are read once per pod start at full speed.
+GP3_THROUGHPUT_MIBPS = 1000
+# Seconds for a terminating pod's removal from the Service endpoints to reach kube-proxy and
+# the load balancers; requests may still arrive during it.
+DEREGISTER_S = 10
+GP3_IOPS = 16000
+
+
+def node_disk_gib(pods_per_node: int, pod_ephemeral_gib: int) -> int:
+    """Root volume that holds `pods_per_node` pods' ephemeral storage plus the images."""
+    return math.ceil((pods_per_node * pod_ephemeral_gib + IMAGE_BUDGET_GIB) / DISK_USABLE)
+
+
 def _all_private(cidrs: list[str]) -> bool:
     """No range admits a public address (address arithmetic, spec.addresses)."""
     return all(public_addresses(c) == 0 for c in cidrs)
 
 
-def replica_uri(fleet: InferenceFleet, region: str) -> str:
-    """Where pods in `region` read the weights: the source, or its in-region replica."""
-    source = fleet.model.source
+def served_release(fleet: InferenceFleet, release: Release | None = None) -> Release:
+    """The release the fleet serves: `release` (from release.json) or the blueprint's version.
+
+    The blueprint's version is the last folder of `model.source`
+    (``s3://registry/llama-8b/2026-03/`` serves ``2026-03``).
+    """
+    base, version = split_source(fleet.model.source)  # a version folder: spec.buildable
+    if release is None:
+        return Release(model=fleet.model.name, version=version, source=fleet.model.source)
+    if release.model != fleet.model.name:
+        raise UsageError(
+            f"{fleet.name}: release.json serves model {release.model!r}, the blueprint "
+            f"{fleet.model.name!r}",
+            "promote the blueprint's model, or delete the stale release.json",
+        )
+    if split_source(release.source)[0] != base:
+        raise UsageError(
+            f"{fleet.name}: release.json reads {release.source!r}, outside model.source's "
+            f"registry folder {base!r}",
+            "promote into the registry the blueprint names, or delete the stale release.json",
+        )
+    return release
+
+
+def replica_uri(fleet: InferenceFleet, region: str, release: Release) -> str:
+    """Where pods in `region` read the weights: the registry, or the in-region replica.
+
+    Replica paths carry the version (``.../models/<model>/<version>/``): a new version is
+    copied beside the old one, so regions not yet rolled keep reading complete weights.
+    """
     source_region = fleet.model.source_region or fleet.placement.all_regions[0]
     if region == source_region or not fleet.model.replicate_to_regions:
-        return source
+        return release.source
     provider = fleet.placement.provider
     bucket = replica_bucket(fleet, region)
-    path = f"models/{fleet.model.name}/"
+    path = f"models/{fleet.model.name}/{release.version}/"
     if provider == "aws":
         return f"s3://{bucket}/{path}"
     if provider == "gcp":
         return f"gs://{bucket}/{path}"
-    return f"https://{bucket}.blob.core.windows.net/models/{fleet.model.name}/"
+    return f"https://{bucket}.blob.core.windows.net/{path}"
+
+
+def release_slug(version: str) -> str:
+    """A DNS-1123 label fragment naming one version (lowercase, <= 30 chars, unique)."""
+    digest = hashlib.sha256(version.encode()).hexdigest()[:8]
+    clean = re.sub(r"[^a-z0-9-]", "-", version.lower()).strip("-")[:20].rstrip("-")
+    return f"{clean}-{digest}" if clean else digest
 
 
 def replica_bucket(fleet: InferenceFleet, region: str) -> str:
@@ -66,6 +126,15 @@ def _bucket_of(uri: str) -> str:
     scheme, _, rest = uri.partition("://")
     host = rest.split("/", 1)[0]
     return host.split(".", 1)[0] if scheme == "https" else host
+
+
+def key_prefix(uri: str) -> str:
+    """Object key prefix of a weights URI inside its bucket (Azure: inside the container)."""
+    scheme, _, rest = uri.partition("://")
+    path = rest.split("/", 1)[1] if "/" in rest else ""
+    if scheme == "https":
+        path = path.split("/", 1)[1] if "/" in path else ""
+    return path
 
 
 def _pools(fleet: InferenceFleet, per_node: int) -> list[dict[str, Any]]:
@@ -88,8 +157,9 @@ def _pools(fleet: InferenceFleet, per_node: int) -> list[dict[str, Any]]:
     return pools
 
 
-def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
-    """Everything the fleet templates need, as plain values."""
+def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[str, Any]:
+    """Everything the fleet templates need, as plain values (serving `release`)."""
+    served = served_release(fleet, release)
     catalog = load_catalog()
     gpu = fleet.gpu_pool.gpu
     per_node = gpu.per_node if gpu else 1
@@ -103,8 +173,13 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
     cidrs = list(fleet.kubernetes.api_access_cidrs)
     private_api = _all_private(cidrs)
     weights = weights_gib(fleet.model.params, fleet.model.precision)
+    cache_gib = math.ceil(weights * 1.2) + 2
+    pod_ephemeral = cache_gib + POD_SCRATCH_GIB
+    # The stage Job (system pool) needs a scratch copy of the weights on Azure only.
+    stage_scratch = cache_gib + 1 if fleet.placement.provider == "azure" else 1
     regions = []
     for i, region in enumerate(fleet.placement.all_regions):
+        uri = replica_uri(fleet, region, served)
         regions.append(
             {
                 "name": region,
@@ -112,14 +187,20 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
                 "key": re.sub(r"[^a-z0-9]", "", region),
                 "cluster": f"{fleet.name}-{region}"[:40].rstrip("-"),
                 "vpc_cidr": f"10.{100 + i}.0.0/16",
-                "weights_uri": replica_uri(fleet, region),
-                "weights_bucket": _bucket_of(replica_uri(fleet, region)),
-                "replica_bucket": replica_bucket(fleet, region)
-                if replica_uri(fleet, region) != fleet.model.source
-                else None,
+                "weights_uri": uri,
+                "weights_bucket": _bucket_of(uri),
+                "replica_bucket": replica_bucket(fleet, region) if uri != served.source else None,
+                "source_uri": served.source,
+                "source_bucket": _bucket_of(served.source),
+                "weights_base_prefix": key_prefix(split_source(uri)[0]),
+                "source_base_prefix": key_prefix(split_source(served.source)[0]),
             }
         )
     autoscaling = fleet.autoscaling
+    cap = capacity(fleet)
+    concurrency = cap.concurrency_per_replica if cap else KNEE_CONCURRENCY
+    max_replicas = fleet.gpu_pool.max_nodes_per_region * replicas_per_node
+    p99_s = math.ceil((fleet.traffic.p99_latency_ms if fleet.traffic else 30_000) / 1000)
     return {
         "name": fleet.name,
         "provider": fleet.placement.provider,
@@ -129,6 +210,14 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
         "api_private": private_api,
         "api_public_cidrs": [] if private_api else [c for c in cidrs if public_addresses(c) > 0],
         "regions": regions,
+        "release": {
+            "model": served.model,
+            "version": served.version,
+            "source": served.source,
+            "checksum": served.checksum,
+            "source_run": served.source_run,
+            "slug": release_slug(served.version),
+        },
         "global_lb": bool(fleet.traffic and fleet.traffic.global_load_balancer),
         "model": {
             "name": fleet.model.name,
@@ -136,7 +225,17 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
             "source_region": fleet.model.source_region or fleet.placement.all_regions[0],
             "max_context": fleet.model.max_context_tokens,
             "weights_gib": round(weights, 2),
-            "cache_gib": math.ceil(weights * 1.2) + 2,
+            "cache_gib": cache_gib,
+        },
+        "disk": {
+            "pod_ephemeral_gib": pod_ephemeral,
+            "pods_per_node": replicas_per_node,
+            "gpu_node_gib": node_disk_gib(replicas_per_node, pod_ephemeral),
+            "system_node_gib": max(100, node_disk_gib(1, stage_scratch)),
+            "image_budget_gib": IMAGE_BUDGET_GIB,
+            "usable": DISK_USABLE,
+            "gp3_throughput": GP3_THROUGHPUT_MIBPS,
+            "gp3_iops": GP3_IOPS,
         },
         "server": {
             "kind": fleet.server.kind,
@@ -167,6 +266,27 @@ def fleet_view(fleet: InferenceFleet) -> dict[str, Any]:
             "target": autoscaling.target if autoscaling else 8.0,
         },
         "spot": fleet.gpu_pool.purchase == "spot",
+        "serving": {
+            # Requests one replica runs at once: the estimate's per-replica concurrency
+            # (the most that still meets the p99 target), so the server queues beyond it and
+            # the autoscaler sees the queue.
+            "max_num_seqs": concurrency,
+            # Replicas KEDA falls back to when Prometheus cannot be read: what the estimate
+            # says the region needs at peak (never fewer than the minimum).
+            "fallback_replicas": min(
+                max_replicas,
+                max(
+                    1,
+                    fleet.gpu_pool.min_nodes_per_region * replicas_per_node,
+                    cap.replicas_needed_per_region if cap else max_replicas,
+                ),
+            ),
+            # A terminating pod first leaves the Service endpoints, then finishes what it
+            # runs: the longest request within the p99 target, plus endpoint propagation.
+            "drain_s": DEREGISTER_S + p99_s,
+            # Load-balancer request timeout: twice the p99 target, at least a minute.
+            "request_timeout_s": max(60, 2 * p99_s),
+        },
     }
 
 

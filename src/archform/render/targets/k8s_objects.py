@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-from shlex import quote as q
 from typing import Any
 
+from archform.render.targets import k8s_weights as weights
 from archform.render.targets.fleet_view import GPU_POOL_LABEL
 
-PRESTOP_SLEEP_S = 15
-DRAIN_S = 90  # in-flight requests finish within this (llm-d: --shutdown-timeout 90)
+# After the preStop hook the server gets SIGTERM; this long to release the GPUs and exit.
+SHUTDOWN_S = 30
 PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
-SERVICE_ACCOUNT = "model-reader"
+SERVICE_ACCOUNT = weights.READER_SA
 
 # Per server kind: readiness (model loaded) and liveness paths, Prometheus metric names.
 # vLLM: /v1/models lists the served model only once it is loaded (llm-d readiness guide).
@@ -36,6 +36,7 @@ SERVERS: dict[str, dict[str, str]] = {
         "ready": "/v1/models",
         "live": "/health",
         "queue": "vllm:num_requests_waiting",
+        "running": "vllm:num_requests_running",
         "kv": "vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc",
         "ok": "vllm:request_success_total",
     },
@@ -62,34 +63,6 @@ SERVERS: dict[str, dict[str, str]] = {
     },
 }
 
-# In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
-FETCH_IMAGES = {
-    "aws": "public.ecr.aws/aws-cli/aws-cli:2.22.35",
-    "gcp": "gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
-    "azure": "mcr.microsoft.com/azure-cli:2.67.0",
-}
-
-
-def _fetch_script(provider: str, uri: str) -> str:
-    if provider == "aws":
-        return f"aws s3 sync --only-show-errors {q(uri)} /models/weights"
-    if provider == "gcp":
-        return f"gcloud storage rsync --recursive {q(uri)} /models/weights"
-    account, _, rest = uri.removeprefix("https://").partition(".blob.core.windows.net/")
-    container, _, prefix = rest.partition("/")
-    folder = prefix.rstrip("/")
-    # `az login --identity` uses the node pool's kubelet identity, the only identity AKS
-    # assigns to the node VM scale set when no add-on identities are enabled (as here).
-    return (
-        "az login --identity --output none && "
-        "rm -rf /models/staging /models/weights && "
-        f"az storage blob download-batch --auth-mode login --account-name {q(account)} "
-        f"--source {q(container)} --pattern {q(prefix + '*')} --destination /models/staging "
-        "--max-connections 16 --output none && "
-        # A rename, not a copy: the cache volume holds one copy of the weights.
-        f"mv {q('/models/staging/' + folder)} /models/weights"
-    )
-
 
 def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
     s, m = v["server"], v["model"]
@@ -111,6 +84,10 @@ def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
             "--port",
             port,
             "--disable-log-requests",
+            # Run at most the estimate's per-replica concurrency; beyond it vLLM queues
+            # (vllm:num_requests_waiting), which the autoscaler counts.
+            "--max-num-seqs",
+            str(v["serving"]["max_num_seqs"]),
         ], offline
     if s["kind"] == "tgi":
         return [
@@ -150,6 +127,47 @@ def _meta(
     return meta
 
 
+# vLLM's SIGTERM handler cancels the HTTP server task, aborting requests in flight
+# (https://github.com/vllm-project/vllm/blob/main/vllm/entrypoints/launcher.py, serve_http),
+# so the drain happens before SIGTERM, in preStop: wait until the server's own gauges
+# vllm:num_requests_running and vllm:num_requests_waiting
+# (https://github.com/vllm-project/vllm/blob/main/vllm/v1/metrics/loggers.py) are both 0,
+# for at most the drain budget. The vLLM image ships Python (vLLM is a Python package).
+_VLLM_DRAIN = """\
+import re, sys, time, urllib.request
+deadline = time.monotonic() + {budget}
+time.sleep({settle})
+pattern = re.compile(r"^vllm:num_requests_(?:running|waiting)(?:\\{{[^}}]*\\}})? (\\S+)$", re.M)
+while time.monotonic() < deadline:
+    try:
+        text = urllib.request.urlopen("http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+    except OSError:
+        sys.exit(0)
+    if sum(float(x) for x in pattern.findall(text)) == 0:
+        sys.exit(0)
+    time.sleep(1)
+"""
+
+
+def pre_stop(v: dict[str, Any]) -> list[str]:
+    """preStop: wait for requests in flight to finish (vLLM), else sleep the drain budget."""
+    budget = v["serving"]["drain_s"]
+    if v["server"]["kind"] != "vllm":
+        return ["sleep", str(budget)]
+    script = _VLLM_DRAIN.format(budget=budget, settle=5, port=v["server"]["port"])
+    return ["python3", "-c", script]
+
+
+def pool_affinity(pool: str) -> dict[str, Any]:
+    """Required node affinity to one archform pool (`gpu` or `system`)."""
+    term = {"matchExpressions": [{"key": GPU_POOL_LABEL, "operator": "In", "values": [pool]}]}
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
+
+
 def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     """The model-server Deployment."""
     name = ns = v["name"]
@@ -172,6 +190,10 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
             }
         )
     shm = "20Gi" if s["tp"] > 1 else "8Gi"
+    # The weights cache is an emptyDir: its bytes count against the pod's ephemeral-storage
+    # (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
+    # #local-ephemeral-storage), so the request reserves node disk for it at scheduling.
+    disk = f"{v['disk']['pod_ephemeral_gib']}Gi"
     probe_period = 10
     startup_failures = math.ceil(s["load_time_seconds"] * 1.5 / probe_period)
     container: dict[str, Any] = {
@@ -191,8 +213,13 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                     "cpu": str(v["pod_cpu"]),
                     "memory": f"{v['pod_memory_gib']}Gi",
                     "nvidia.com/gpu": str(s["tp"]),
+                    "ephemeral-storage": disk,
                 },
-                "limits": {"memory": f"{v['pod_memory_gib']}Gi", "nvidia.com/gpu": str(s["tp"])},
+                "limits": {
+                    "memory": f"{v['pod_memory_gib']}Gi",
+                    "nvidia.com/gpu": str(s["tp"]),
+                    "ephemeral-storage": disk,
+                },
             },
             "startupProbe": {
                 "httpGet": {"path": paths["ready"], "port": "http"},
@@ -212,7 +239,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                 "timeoutSeconds": 5,
                 "failureThreshold": 4,
             },
-            "lifecycle": {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SLEEP_S)]}}},
+            "lifecycle": {"preStop": {"exec": {"command": pre_stop(v)}}},
             "securityContext": {"allowPrivilegeEscalation": False},
             "volumeMounts": [
                 {"name": "dshm", "mountPath": "/dev/shm"},
@@ -222,10 +249,14 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     )
     fetch = {
         "name": "fetch-weights",
-        "image": FETCH_IMAGES[v["provider"]],
+        "image": weights.FETCH_IMAGES[v["provider"]],
         "imagePullPolicy": "IfNotPresent",
-        "command": ["/bin/sh", "-ec", _fetch_script(v["provider"], region["weights_uri"])],
-        "resources": {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"memory": "4Gi"}},
+        "command": ["/bin/sh", "-ec", weights.fetch_script(v["provider"], region["weights_uri"])],
+        "env": weights.release_env(v, region),
+        "resources": {
+            "requests": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": disk},
+            "limits": {"memory": "4Gi", "ephemeral-storage": disk},
+        },
         "securityContext": {"allowPrivilegeEscalation": False},
         "volumeMounts": [{"name": "models", "mountPath": "/models"}],
     }
@@ -233,6 +264,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
         "prometheus.io/scrape": "true",
         "prometheus.io/port": str(metrics_port),
         "prometheus.io/path": "/metrics",
+        **weights.release_annotations(v),
     }
     selector = {"matchLabels": {"app.kubernetes.io/name": name}}
     spread = [
@@ -261,25 +293,11 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                 "metadata": {"labels": labels, "annotations": pod_annotations},
                 "spec": {
                     "serviceAccountName": SERVICE_ACCOUNT,
-                    "terminationGracePeriodSeconds": PRESTOP_SLEEP_S + DRAIN_S + 15,
+                    # The grace period counts from the start of preStop (Kubernetes pod
+                    # lifecycle): drain, then SIGTERM and shutdown.
+                    "terminationGracePeriodSeconds": v["serving"]["drain_s"] + SHUTDOWN_S,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
-                    "affinity": {
-                        "nodeAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": {
-                                "nodeSelectorTerms": [
-                                    {
-                                        "matchExpressions": [
-                                            {
-                                                "key": GPU_POOL_LABEL,
-                                                "operator": "In",
-                                                "values": ["gpu"],
-                                            }
-                                        ]
-                                    }
-                                ]
-                            }
-                        }
-                    },
+                    "affinity": pool_affinity("gpu"),
                     "tolerations": tolerations,
                     "topologySpreadConstraints": spread,
                     "initContainers": [fetch],
@@ -303,15 +321,31 @@ def service(v: dict[str, Any]) -> dict[str, Any]:
     provider, public = v["provider"], v["global_lb"]
     annotations: dict[str, str] = {}
     kind = "LoadBalancer"
+    ready = SERVERS[v["server"]["kind"]]["ready"]
     if provider == "aws":
-        annotations["service.beta.kubernetes.io/aws-load-balancer-type"] = "nlb"
-        if not public:
-            annotations["service.beta.kubernetes.io/aws-load-balancer-internal"] = "true"
+        aws = "service.beta.kubernetes.io/aws-load-balancer-"
+        annotations[aws + "type"] = "nlb"
+        # Internal even behind Global Accelerator, which reaches NLBs in private subnets of a
+        # VPC with an internet gateway (https://docs.aws.amazon.com/global-accelerator/latest/
+        # dg/about-endpoints.sipp-caveats.html), so the regions are not reachable directly.
+        annotations[aws + "internal"] = "true"
+        # Global Accelerator uses the NLB's target-group health for NLB endpoints: check the
+        # model endpoint over HTTP there (https://cloud-provider-aws.sigs.k8s.io/
+        # service_controller/), not just that the port is open.
+        annotations[aws + "healthcheck-protocol"] = "http"
+        annotations[aws + "healthcheck-path"] = ready
+        annotations[aws + "healthcheck-port"] = "traffic-port"
     elif provider == "azure":
+        az = "service.beta.kubernetes.io/azure-"
+        annotations[az + "load-balancer-health-probe-protocol"] = "http"
+        annotations[az + "load-balancer-health-probe-request-path"] = ready
         if public:
-            annotations["service.beta.kubernetes.io/azure-dns-label-name"] = dns_label(v)
+            annotations[az + "dns-label-name"] = dns_label(v)
+            # Origin lock at the network: the load balancer's NSG admits only Front Door's
+            # backend ranges (https://cloud-provider-azure.sigs.k8s.io/topics/loadbalancer/).
+            annotations[az + "allowed-service-tags"] = "AzureFrontDoor.Backend"
         else:
-            annotations["service.beta.kubernetes.io/azure-load-balancer-internal"] = "true"
+            annotations[az + "load-balancer-internal"] = "true"
     elif public:
         kind = "ClusterIP"  # exported to the multi-cluster Gateway
     else:
@@ -357,8 +391,21 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
         "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m['kv'].split('|'))})", "Value"),
         "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
     }
+    threshold = float(target)
+    if metric == "queue_depth" and "running" in m:
+        # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
+        # the rest, so the threshold is a full batch plus the blueprint's queue target.
+        running = f"sum({m['running']}{sel})"
+        queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
+        threshold += v["serving"]["max_num_seqs"]
     query, metric_type = queries[metric]
     r = v["replicas"]
+    fallback = (
+        # KEDA applies a fallback only to AverageValue triggers (ScaledObject spec).
+        {"failureThreshold": 3, "replicas": v["serving"]["fallback_replicas"]}
+        if metric_type == "AverageValue"
+        else None
+    )
     return {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
@@ -369,9 +416,10 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
             "cooldownPeriod": 360,
             "minReplicaCount": r["min"],
             "maxReplicaCount": r["max"],
-            # No `fallback`: on scaler errors KEDA would jump to a fixed count (the vLLM
-            # production-stack default is 2), scaling a busy fleet down when Prometheus
-            # restarts; without it the HPA keeps the current count until metrics return.
+            # `fallback` (https://keda.sh/docs/2.16/reference/scaledobject-spec/#fallback):
+            # after 3 failed reads of Prometheus KEDA sets the replicas the estimate says
+            # the region needs at peak, not a small fixed count that would shed load.
+            **({"fallback": fallback} if fallback else {}),
             "advanced": {
                 "horizontalPodAutoscalerConfig": {
                     "behavior": {
@@ -393,7 +441,7 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
                     "metadata": {
                         "serverAddress": PROMETHEUS,
                         "query": query,
-                        "threshold": _num(target),
+                        "threshold": _num(threshold),
                     },
                 }
             ],
@@ -451,6 +499,21 @@ def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]
             },
         },
         {
+            # The global external Application LB times backend requests out after 30 s by
+            # default; a generation may run longer
+            # (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
+            "apiVersion": "networking.gke.io/v1",
+            "kind": "GCPBackendPolicy",
+            "metadata": _meta(name, name, labels),
+            "spec": {
+                "default": {
+                    "timeoutSec": v["serving"]["request_timeout_s"],
+                    "connectionDraining": {"drainingTimeoutSec": v["serving"]["drain_s"]},
+                },
+                "targetRef": backend,
+            },
+        },
+        {
             "apiVersion": "networking.gke.io/v1",
             "kind": "HealthCheckPolicy",
             "metadata": _meta(name, name, labels),
@@ -482,6 +545,17 @@ def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, 
             "kind": "ServiceAccount",
             "metadata": _meta(SERVICE_ACCOUNT, name, labels),
         },
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": _meta(weights.REPLICATOR_SA, name, labels),
+        },
+        weights.stage_job(
+            v,
+            region,
+            _meta(weights.stage_job_name(v), name, labels),
+            pool_affinity("system"),
+        ),
         deployment(v, region),
         service(v),
         {

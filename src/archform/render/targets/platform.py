@@ -25,6 +25,7 @@ from archform.spec import BlueprintSet, Document
 from archform.spec.buildable import REGISTRY_PROVIDERS
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
+from archform.spec.release import RELEASE_FILE, split_source
 
 PULUMI = "pulumi"
 PROMOTE = "promote"
@@ -103,9 +104,8 @@ def registry_view(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
 
 def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
     """The JSON config `archform promote` reads; paths are relative to the config file."""
-    regions = list(fleet.placement.all_regions)
     return {
-        "schema": "archform.promote/v1",
+        "schema": "archform.promote/v2",
         "platform": platform.name,
         "registry": {
             "provider": platform.registry.provider,
@@ -116,9 +116,9 @@ def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
         "approval": platform.promotion.approval,
         "fleet": {
             "name": fleet.name,
-            "deployment": fleet.name,
-            "initial_source": fleet.model.source,
-            "manifest_dirs": [f"../../{fleet.name}/kubernetes/{region}" for region in regions],
+            # The fleet's served release (archform.spec.release): promote writes it,
+            # generate and the fleet's Pulumi program read it.
+            "release_file": f"../../{fleet.name}/{RELEASE_FILE}",
         },
     }
 
@@ -127,6 +127,9 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
     """Every file of a Platform's registry and promotion step."""
     provider = platform.registry.provider
     assert provider in SUPPORTED, "checked by spec.buildable"
+    scheme = {"aws": "s3", "gcp": "gs"}[provider]
+    registry = f"{scheme}://{platform.registry.bucket}/{fleet.model.name}/"
+    assert split_source(fleet.model.source)[0] == registry, "checked by spec.loader"
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)
     base = f"platform/{provider}"

@@ -62,13 +62,33 @@ def make_target(provider: str, settings: Settings, modules: list[str]) -> Target
     """The Target for one provider: applies to its TrainingClusters, renders pulumi/."""
 
     def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
-        del blueprints
         cluster = doc.model
         assert isinstance(cluster, TrainingCluster)
         values, config, notes = settings(cluster)
+        if provider == "aws":
+            values["REGISTRY_WRITER_ROLES"] = registry_writer_roles(doc.name, blueprints)
         return project_files(provider, cluster, values, config, modules, notes)
 
     return Target(name=f"pulumi-{provider}", applies=lambda d: applies(d, provider), render=_render)
+
+
+def registry_writer_roles(training: str, blueprints: BlueprintSet) -> list[str]:
+    """Names of the S3 model-registry writer roles of the Platforms this cluster trains for.
+
+    The Platform target names the role `<training>-registry-writer`; its trust policy names
+    the account, so the nodes' role also needs an identity policy allowing sts:AssumeRole.
+    """
+    from archform.spec import Platform
+
+    return sorted(
+        {
+            f"{d.model.training}-registry-writer"
+            for d in blueprints.documents
+            if isinstance(d.model, Platform)
+            and d.model.training == training
+            and d.model.registry.provider == "aws"
+        }
+    )
 
 
 def round_up(value: float, step: int) -> int:

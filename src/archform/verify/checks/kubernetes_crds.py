@@ -7,6 +7,7 @@ object gets the same treatment as a core one:
 - GKE multi-cluster Services ServiceExport net.gke.io/v1 and HealthCheckPolicy
   networking.gke.io/v1: https://cloud.google.com/kubernetes-engine/docs/how-to/multi-cluster-services,
   https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
+  (also GCPBackendPolicy networking.gke.io/v1)
 Only the documented fields are listed; a field outside them fails, as in --strict.
 """
 
@@ -253,10 +254,37 @@ HEALTH_CHECK_POLICY = _resource(
     ),
 )
 
+# https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
+# (backend service timeout, connection draining, logging, session affinity)
+GCP_BACKEND_POLICY = _resource(
+    "networking.gke.io/v1",
+    "GCPBackendPolicy",
+    _obj(
+        {
+            "default": _obj(
+                {
+                    "timeoutSec": {"type": "integer", "minimum": 1, "maximum": 2147483647},
+                    "connectionDraining": _obj(
+                        {"drainingTimeoutSec": {"type": "integer", "minimum": 0, "maximum": 3600}}
+                    ),
+                    "logging": _obj(
+                        {"enabled": {"type": "boolean"}, "sampleRate": {"type": "integer"}}
+                    ),
+                    "securityPolicy": _STR,
+                    "sessionAffinity": _obj({"type": _STR, "cookieTtlSec": _INT}),
+                }
+            ),
+            "targetRef": _obj({"group": _STR, "kind": _STR, "name": _STR}, ("kind", "name")),
+        },
+        ("targetRef",),
+    ),
+)
+
 CRD_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
     ("keda.sh/v1alpha1", "ScaledObject"): SCALED_OBJECT,
     ("gateway.networking.k8s.io/v1", "Gateway"): GATEWAY,
     ("gateway.networking.k8s.io/v1", "HTTPRoute"): HTTP_ROUTE,
     ("net.gke.io/v1", "ServiceExport"): SERVICE_EXPORT,
     ("networking.gke.io/v1", "HealthCheckPolicy"): HEALTH_CHECK_POLICY,
+    ("networking.gke.io/v1", "GCPBackendPolicy"): GCP_BACKEND_POLICY,
 }

@@ -35,6 +35,22 @@ def build() -> aws.iam.InstanceProfile:
         description="archform training cluster nodes",
         tags=s.TAGS,
     )
+    if s.REGISTRY_WRITER_ROLES:
+        # A Platform's registry writer role trusts this account for roles named like this
+        # one; with the account as the trust policy's principal IAM also requires this
+        # identity policy (https://docs.aws.amazon.com/IAM/latest/UserGuide/
+        # reference_policies_elements_principal.html#principal-accounts).
+        account = aws.get_caller_identity().account_id
+        partition = aws.get_partition().partition
+        aws.iam.RolePolicy(
+            f"{s.CLUSTER}-node-registry-writer",
+            role=role.id,
+            policy=json.dumps({"Version": "2012-10-17", "Statement": [{
+                "Sid": "AssumeModelRegistryWriter", "Effect": "Allow",
+                "Action": "sts:AssumeRole",
+                "Resource": [f"arn:{partition}:iam::{account}:role/{name}"
+                             for name in s.REGISTRY_WRITER_ROLES]}]}, sort_keys=True),
+        )
     aws.iam.RolePolicyAttachment(
         f"{s.CLUSTER}-node-ssm",
         role=role.name,

@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
+workload.check_release(FLEET["release"])
 NAME = FLEET["name"]
 LABELS = {"archform-fleet": NAME}
 POOL_LABEL = "archform.io/pool"
@@ -24,6 +25,20 @@ PROJECT, NUMBER = project.project_id, project.number
 # Optional {"<region>": ["<zone>", ...]}: zones that have the accelerator (not every zone of
 # a region has every GPU); default: the cluster's zones.
 GPU_ZONES: dict = pulumi.Config().get_object("gpuZones") or {}
+# How the deployer reaches the API (see README.md, "Reaching the clusters"): with only
+# private kubernetes.api_access_cidrs the control plane has only its private endpoint
+# (deploy from inside the VPC or a connected network); optional `deployerCidrs` (public
+# CIDRs) enable the public endpoint, admitting only those plus the blueprint's CIDRs.
+DEPLOYER_CIDRS: list = pulumi.Config().get_object("deployerCidrs") or []
+if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
+    raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
+# Optional IAM member (user:..., serviceAccount:..., group:...) granted Kubernetes Engine
+# Admin, which includes full access to the clusters' Kubernetes API
+# (https://cloud.google.com/kubernetes-engine/docs/how-to/iam#predefined).
+DEPLOYER = pulumi.Config().get("deployerMember")
+if DEPLOYER:
+    gcp.projects.IAMMember("deployer-admin", project=PROJECT, role="roles/container.admin",
+                           member=DEPLOYER)
 
 network = gcp.compute.Network("network", name=f"{NAME}-net", auto_create_subnetworks=False,
                               routing_mode="GLOBAL")
@@ -34,9 +49,13 @@ for i, role in enumerate(["roles/logging.logWriter", "roles/monitoring.metricWri
     gcp.projects.IAMMember(f"nodes-{i}", project=PROJECT, role=role,
                            member=node_sa.email.apply(lambda e: f"serviceAccount:{e}"))
 
-# Pods of the model-reader service account read the weights (Workload Identity principal).
-READER = (f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/workloadIdentityPools/"
-          f"{PROJECT}.svc.id.goog/subject/ns/{NAME}/sa/model-reader")
+# Workload Identity principals (https://cloud.google.com/kubernetes-engine/docs/how-to/
+# workload-identity#authenticating_to): the serving pods' model-reader service account reads
+# the weights; the stage Job's model-replicator reads the registry and writes the replicas.
+_POOL = (f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/workloadIdentityPools/"
+         f"{PROJECT}.svc.id.goog/subject/ns/{NAME}/sa/")
+READER, REPLICATOR = _POOL + "model-reader", _POOL + "model-replicator"
+STAGED: list[pulumi.Resource] = []
 for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]}):
     depends = []
     for r in FLEET["regions"]:
@@ -45,8 +64,15 @@ for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]}):
                 f"{r['key']}-models", name=bucket, location=r["name"].upper(),
                 uniform_bucket_level_access=True, public_access_prevention="enforced",
                 versioning={"enabled": True}, labels=LABELS))
-    gcp.storage.BucketIAMMember(f"reader-{bucket}", bucket=bucket, role="roles/storage.objectViewer",
-                                member=READER, opts=pulumi.ResourceOptions(depends_on=depends))
+    STAGED += depends
+    STAGED.append(gcp.storage.BucketIAMMember(
+        f"reader-{bucket}", bucket=bucket, role="roles/storage.objectViewer", member=READER,
+        opts=pulumi.ResourceOptions(depends_on=depends)))
+    replica = any(r["replica_bucket"] == bucket for r in FLEET["regions"])
+    STAGED.append(gcp.storage.BucketIAMMember(
+        f"replicator-{bucket}", bucket=bucket, member=REPLICATOR,
+        role="roles/storage.objectUser" if replica else "roles/storage.objectViewer",
+        opts=pulumi.ResourceOptions(depends_on=depends)))
 
 
 def kubeconfig(cluster: gcp.container.Cluster) -> pulumi.Output[str]:
@@ -69,7 +95,9 @@ def node_config(machine: str, *, gpu: bool, spot: bool) -> dict:
         "workload_metadata_config": {"mode": "GKE_METADATA"},
         "shielded_instance_config": {"enable_secure_boot": True, "enable_integrity_monitoring": True},
         "labels": {POOL_LABEL: "gpu" if gpu else "system"},
-        "disk_size_gb": 100 + FLEET["model"]["cache_gib"] if gpu else 100,
+        "disk_size_gb": FLEET["disk"]["gpu_node_gib"] if gpu else FLEET["disk"]["system_node_gib"],
+        # pd-balanced, not the pd-standard HDD default: the weights land on this disk.
+        "disk_type": "pd-balanced",
     }
     if gpu:
         config["guest_accelerators"] = [{
@@ -98,11 +126,12 @@ def region_stack(r: dict) -> dict:
         ip_allocation_policy={"cluster_secondary_range_name": "pods",
                               "services_secondary_range_name": "services"},
         private_cluster_config={"enable_private_nodes": True,
-                                "enable_private_endpoint": FLEET["api_private"],
+                                "enable_private_endpoint": FLEET["api_private"]
+                                and not DEPLOYER_CIDRS,
                                 "master_ipv4_cidr_block": f"172.16.{i}.0/28"},
         master_authorized_networks_config={
             "cidr_blocks": [{"cidr_block": c, "display_name": "api_access_cidrs"}
-                            for c in FLEET["api_cidrs"]],
+                            for c in FLEET["api_cidrs"] + DEPLOYER_CIDRS],
             "gcp_public_cidrs_access_enabled": False},
         workload_identity_config={"workload_pool": f"{PROJECT}.svc.id.goog"},
         gateway_api_config={"channel": "CHANNEL_STANDARD"},
@@ -157,9 +186,17 @@ for r in FLEET["regions"]:
     res = regions[r["name"]]
     addons = workload.addons(r["name"], res["provider"], ["keda", "prometheus"], res["ready"])
     services[r["name"]] = workload.serving(r["name"], OBJECTS[r["name"]], res["provider"],
-                                           [*addons, *features])["Service"]
+                                           [*addons, *features, *STAGED],
+                                           FLEET["stage_timeout_s"])["Service"]
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
+pulumi.export("deployer_access", {
+    "api": ("public endpoint restricted to " + ", ".join(FLEET["api_public_cidrs"] + DEPLOYER_CIDRS)
+            if not FLEET["api_private"] or DEPLOYER_CIDRS else "private endpoint only"),
+    "authorized_networks": FLEET["api_cidrs"] + DEPLOYER_CIDRS,
+    "cluster_admin": ([f"{DEPLOYER} (roles/container.admin)"] if DEPLOYER else [])
+    + ["holders of roles/container.admin in the project (needed to create the clusters)"],
+})
 if FLEET["global_lb"]:
     # The Gateway's NamedAddress: the regions sit behind it (their Services are ClusterIP).
     url = pulumi.Output.concat("http://", address.address)

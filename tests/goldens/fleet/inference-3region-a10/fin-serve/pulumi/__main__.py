@@ -16,28 +16,70 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
+workload.check_release(FLEET["release"])
 NAME = FLEET["name"]
 TAGS = {"archform-fleet": NAME}
 POOL_LABEL = "archform.io/pool"
 ZONES = ["1", "2", "3"]
-# Built-in role "Storage Blob Data Reader" (Azure built-in roles reference).
+# Built-in roles "Storage Blob Data Reader" and "Storage Blob Data Contributor"
+# (https://learn.microsoft.com/azure/role-based-access-control/built-in-roles/storage).
 BLOB_READER = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
+BLOB_CONTRIBUTOR = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
+# "Azure Kubernetes Service RBAC Cluster Admin": with Azure RBAC for Kubernetes and local
+# accounts disabled (as here) nobody, not even the cluster's creator, may call the API
+# without a role like this (https://learn.microsoft.com/azure/aks/manage-azure-rbac).
+AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 config = pulumi.Config()
 # Optional {"<region>": ["1", ...]}: availability zones offering the GPU VM size (not every
 # size is zonal everywhere); default: zones 1-3.
 GPU_ZONES: dict = config.get_object("gpuZones") or {}
 client = azure.authorization.get_client_config()
+# How the deployer reaches the API (see README.md, "Reaching the clusters"): with only
+# private kubernetes.api_access_cidrs the cluster is private (deploy from inside the VNet or
+# a network peered with it); optional `deployerCidrs` (public CIDRs) make the API public
+# but restricted to exactly those networks plus the blueprint's public CIDRs.
+DEPLOYER_CIDRS: list = config.get_object("deployerCidrs") or []
+if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
+    raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
+PUBLIC_CIDRS = FLEET["api_public_cidrs"] + DEPLOYER_CIDRS
+# The Entra object that gets cluster admin: `deployerObjectId`, else whoever runs pulumi.
+DEPLOYER = config.get("deployerObjectId") or client.object_id
 
 
-def _reader(name: str, scope: pulumi.Input[str], principal: pulumi.Input[str]) -> None:
-    azure.authorization.RoleAssignment(
-        name, scope=scope, principal_id=principal, principal_type="ServicePrincipal",
+def _grant(name: str, scope: pulumi.Input[str], principal: pulumi.Input[str],
+           role: str = BLOB_READER, principal_type: str | None = "ServicePrincipal",
+           ) -> azure.authorization.RoleAssignment:
+    return azure.authorization.RoleAssignment(
+        name, scope=scope, principal_id=principal, principal_type=principal_type,
         role_definition_id=f"/subscriptions/{client.subscription_id}/providers/"
-        f"Microsoft.Authorization/roleDefinitions/{BLOB_READER}")
+        f"Microsoft.Authorization/roleDefinitions/{role}")
+
+
+def replicator(r: dict, rg: azure.resources.ResourceGroup,
+               cluster: azure.containerservice.ManagedCluster) -> tuple[
+                   azure.managedidentity.UserAssignedIdentity, list[pulumi.Resource]]:
+    """Workload identity of the stage Job's model-replicator service account
+    (https://learn.microsoft.com/azure/aks/workload-identity-deploy-cluster): a user-assigned
+    identity federated with the cluster's OIDC issuer for exactly that service account."""
+    key = r["key"]
+    identity = azure.managedidentity.UserAssignedIdentity(
+        f"{key}-replicator", resource_group_name=rg.name, location=r["name"],
+        resource_name_=f"{NAME}-replicator", tags=TAGS)
+    federation = azure.managedidentity.FederatedIdentityCredential(
+        f"{key}-replicator", resource_group_name=rg.name, resource_name_=identity.name,
+        federated_identity_credential_resource_name="model-replicator",
+        issuer=cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url),
+        subject=f"system:serviceaccount:{NAME}:model-replicator",
+        audiences=["api://AzureADTokenExchange"])
+    out: list[pulumi.Resource] = [identity, federation]
+    if config.get("sourceStorageAccountId"):
+        out.append(_grant(f"{key}-replicator-source", config.require("sourceStorageAccountId"),
+                          identity.principal_id))
+    return identity, out
 
 
 def gpu_pool(r: dict, rg: azure.resources.ResourceGroup, cluster: azure.containerservice.ManagedCluster,
-             p: dict) -> azure.containerservice.AgentPool:
+             p: dict, subnet: azure.network.Subnet) -> azure.containerservice.AgentPool:
     spot = {"scale_set_priority": "Spot", "scale_set_eviction_policy": "Delete",
             "spot_max_price": -1} if p["spot"] else {}
     return azure.containerservice.AgentPool(
@@ -46,42 +88,89 @@ def gpu_pool(r: dict, rg: azure.resources.ResourceGroup, cluster: azure.containe
         count=p["min"], enable_auto_scaling=True, min_count=p["min"], max_count=p["max"],
         availability_zones=GPU_ZONES.get(r["name"], ZONES),
         orchestrator_version=FLEET["k8s_version"],
-        os_disk_size_gb=100 + FLEET["model"]["cache_gib"], enable_node_public_ip=False,
+        os_disk_size_gb=FLEET["disk"]["gpu_node_gib"], enable_node_public_ip=False,
         node_labels={POOL_LABEL: "gpu", "nvidia.com/gpu.present": "true"},
         node_taints=["nvidia.com/gpu=present:NoSchedule"],
-        upgrade_settings={"max_surge": "1"},
+        upgrade_settings={"max_surge": "1"}, vnet_subnet_id=subnet.id,
         **spot,
         # The cluster autoscaler owns the node count after creation.
         opts=pulumi.ResourceOptions(ignore_changes=["count"]),
     )
 
 
+def private_blob_endpoint(r: dict, rg: azure.resources.ResourceGroup,
+                          vnet: azure.network.VirtualNetwork, subnet: azure.network.Subnet,
+                          account: azure.storage.StorageAccount) -> list[pulumi.Resource]:
+    """Private endpoint for the replica account's blob service, with the privatelink DNS zone
+    so <account>.blob.core.windows.net resolves to it inside the VNet
+    (https://learn.microsoft.com/azure/storage/common/storage-private-endpoints)."""
+    key = r["key"]
+    zone = azure.privatedns.PrivateZone(f"{key}-blob-dns", resource_group_name=rg.name,
+                                        private_zone_name="privatelink.blob.core.windows.net",
+                                        location="Global", tags=TAGS)
+    link = azure.privatedns.VirtualNetworkLink(
+        f"{key}-blob-dns", resource_group_name=rg.name, private_zone_name=zone.name,
+        virtual_network_link_name=f"{NAME}-vnet", location="Global",
+        virtual_network={"id": vnet.id}, registration_enabled=False, tags=TAGS)
+    endpoint = azure.network.PrivateEndpoint(
+        f"{key}-models-blob", resource_group_name=rg.name, location=r["name"],
+        subnet={"id": subnet.id}, private_link_service_connections=[{
+            "name": "blob", "private_link_service_id": account.id, "group_ids": ["blob"]}],
+        tags=TAGS)
+    group = azure.network.PrivateDnsZoneGroup(
+        f"{key}-models-blob", resource_group_name=rg.name,
+        private_endpoint_name=endpoint.name, private_dns_zone_group_name="blob",
+        private_dns_zone_configs=[{"name": "blob", "private_dns_zone_id": zone.id}])
+    return [zone, link, endpoint, group]
+
+
 def region_stack(r: dict) -> dict:
     region, key = r["name"], r["key"]
     rg = azure.resources.ResourceGroup(f"{key}-rg", location=region, tags=TAGS)
     system = FLEET["system_pool"]
-    access = ({"enable_private_cluster": True} if FLEET["api_private"]
-              else {"authorized_ip_ranges": FLEET["api_public_cidrs"]})
+    access = ({"authorized_ip_ranges": PUBLIC_CIDRS} if PUBLIC_CIDRS
+              else {"enable_private_cluster": True})
+    # The blueprint's VNet address space (nodes in the first half, private endpoints after).
+    cidr = r["vpc_cidr"]
+    octet = cidr.split(".")[1]
+    vnet = azure.network.VirtualNetwork(
+        f"{key}-vnet", resource_group_name=rg.name, location=region,
+        address_space={"address_prefixes": [cidr]}, tags=TAGS,
+        opts=pulumi.ResourceOptions(ignore_changes=["subnets"]))
+    nodes = azure.network.Subnet(f"{key}-nodes", resource_group_name=rg.name,
+                                 virtual_network_name=vnet.name, subnet_name="nodes",
+                                 address_prefix=f"10.{octet}.0.0/17")
+    endpoints = azure.network.Subnet(f"{key}-endpoints", resource_group_name=rg.name,
+                                     virtual_network_name=vnet.name, subnet_name="endpoints",
+                                     address_prefix=f"10.{octet}.128.0/24",
+                                     opts=pulumi.ResourceOptions(depends_on=[nodes]))
     cluster = azure.containerservice.ManagedCluster(
         f"{key}-aks", resource_group_name=rg.name, location=region, resource_name_=r["cluster"],
         dns_prefix=r["cluster"], kubernetes_version=FLEET["k8s_version"],
         identity={"type": "SystemAssigned"},
         aad_profile={"managed": True, "enable_azure_rbac": True},
+        oidc_issuer_profile={"enabled": True},
+        security_profile={"workload_identity": {"enabled": True}},
         disable_local_accounts=True,
         api_server_access_profile=access,
+        # Pod and Service ranges outside 10.0.0.0/8, where the VNets and deployers live.
         network_profile={"network_plugin": "azure", "network_plugin_mode": "overlay",
-                         "load_balancer_sku": "standard"},
+                         "load_balancer_sku": "standard", "pod_cidr": "172.31.0.0/16",
+                         "service_cidr": "172.30.0.0/16", "dns_service_ip": "172.30.0.10"},
         agent_pool_profiles=[{
             "name": "system", "mode": "System", "vm_size": system["instance"], "os_type": "Linux",
             "count": system["nodes"], "enable_auto_scaling": True, "min_count": system["nodes"],
             "max_count": system["nodes"] + 2, "availability_zones": ZONES,
             "node_labels": {POOL_LABEL: "system"}, "enable_node_public_ip": False,
+            "os_disk_size_gb": FLEET["disk"]["system_node_gib"], "vnet_subnet_id": nodes.id,
         }],
         auto_upgrade_profile={"upgrade_channel": "patch"},
         tags=TAGS,
         opts=pulumi.ResourceOptions(ignore_changes=["agentPoolProfiles[0].count"]),
     )
-    pools = [gpu_pool(r, rg, cluster, p) for p in FLEET["gpu_pools"]]
+    pools = [gpu_pool(r, rg, cluster, p, nodes) for p in FLEET["gpu_pools"]]
+    admin = _grant(f"{key}-deployer-admin", cluster.id, DEPLOYER, AKS_RBAC_CLUSTER_ADMIN,
+                   principal_type=None)
     kubelet = cluster.identity_profile.apply(lambda p: p["kubeletidentity"].object_id)
     if r["replica_bucket"]:
         account = azure.storage.StorageAccount(
@@ -89,22 +178,33 @@ def region_stack(r: dict) -> dict:
             account_name=r["replica_bucket"], kind="StorageV2", sku={"name": "Standard_ZRS"},
             allow_blob_public_access=False, allow_shared_key_access=False,
             minimum_tls_version="TLS1_2", enable_https_traffic_only=True,
+            # Reached only through the private endpoint below.
+            public_network_access="Disabled",
             encryption={"key_source": "Microsoft.Storage", "require_infrastructure_encryption": True,
                         "services": {"blob": {"enabled": True, "key_type": "Account"}}},
             tags=TAGS)
-        azure.storage.BlobContainer(f"{key}-models", resource_group_name=rg.name,
-                                    account_name=account.name, container_name="models",
-                                    public_access="None")
-        _reader(f"{key}-models-reader", account.id, kubelet)
+    identity, staged = replicator(r, rg, cluster)
+    if r["replica_bucket"]:
+        staged.append(azure.storage.BlobContainer(
+            f"{key}-models", resource_group_name=rg.name, account_name=account.name,
+            container_name="models", public_access="None"))
+        staged.append(_grant(f"{key}-models-reader", account.id, kubelet))
+        staged += private_blob_endpoint(r, rg, vnet, endpoints, account)
+        staged.append(_grant(f"{key}-models-writer", account.id, identity.principal_id,
+                             BLOB_CONTRIBUTOR))
     elif config.get("sourceStorageAccountId"):
-        _reader(f"{key}-source-reader", config.require("sourceStorageAccountId"), kubelet)
+        staged.append(_grant(f"{key}-source-reader", config.require("sourceStorageAccountId"),
+                             kubelet))
     creds = azure.containerservice.list_managed_cluster_user_credentials_output(
         resource_group_name=rg.name, resource_name=cluster.name, format="exec")
     kubeconfig = creds.kubeconfigs.apply(lambda k: base64.b64decode(k[0].value).decode())
-    provider = k8s.Provider(f"{key}-k8s", kubeconfig=pulumi.Output.secret(kubeconfig))
+    provider = k8s.Provider(f"{key}-k8s", kubeconfig=pulumi.Output.secret(kubeconfig),
+                            opts=pulumi.ResourceOptions(depends_on=[admin]))
     addons = workload.addons(region, provider, ["keda", "prometheus", "nvidia-device-plugin"],
                              [cluster, *pools])
-    objs = workload.serving(region, OBJECTS[region], provider, addons)
+    objs = workload.serving(
+        region, OBJECTS[region], provider, [*addons, *staged], FLEET["stage_timeout_s"],
+        annotations={"model-replicator": {"azure.workload.identity/client-id": identity.client_id}})
     return {"cluster": cluster, "service": objs["Service"], "rg": rg}
 
 
@@ -120,7 +220,10 @@ if FLEET["global_lb"]:
     grg = azure.resources.ResourceGroup("global-rg", location=first["name"], tags=TAGS)
     profile = azure.cdn.Profile("frontdoor", resource_group_name=grg.name, location="global",
                                 profile_name=f"{NAME}-fd", sku={"name": "Standard_AzureFrontDoor"},
-                                origin_response_timeout_seconds=240, tags=TAGS)
+                                # Front Door allows 16-240 s; a generation must not be cut off.
+                                origin_response_timeout_seconds=min(
+                                    240, FLEET["serving"]["request_timeout_s"]),
+                                tags=TAGS)
     endpoint = azure.cdn.AFDEndpoint("frontdoor-endpoint", resource_group_name=grg.name,
                                      profile_name=profile.name, endpoint_name=NAME,
                                      location="global", enabled_state="Enabled", tags=TAGS)
@@ -150,4 +253,11 @@ if FLEET["global_lb"]:
     pulumi.export("global_endpoint", pulumi.Output.concat("https://", endpoint.host_name))
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
+pulumi.export("deployer_access", {
+    "api": ("public API restricted to " + ", ".join(PUBLIC_CIDRS) if PUBLIC_CIDRS
+            else "private cluster: deploy from inside the VNet or a peered network"),
+    "vnet_cidrs": [r["vpc_cidr"] for r in FLEET["regions"]],
+    "cluster_admin": [pulumi.Output.concat(
+        DEPLOYER, " (Azure Kubernetes Service RBAC Cluster Admin on each cluster)")],
+})
 pulumi.export("endpoints", {name: f"http://{host}:{port}" for name, host in hosts.items()})

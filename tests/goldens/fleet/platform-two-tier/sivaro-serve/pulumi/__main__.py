@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
+workload.check_release(FLEET["release"])
 NAME = FLEET["name"]
 TAGS = {"archform:fleet": NAME}
 POOL_LABEL = "archform.io/pool"
@@ -23,6 +24,19 @@ config = pulumi.Config()
 # Optional {"<region>": ["<zone>", ...]}: zones that have the GPU instance type (capacity
 # differs by zone); default: the first three zones of the region.
 GPU_ZONES: dict = config.get_object("gpuZones") or {}
+# How the deployer reaches the API (see README.md, "Reaching the clusters"):
+# kubernetes.api_access_cidrs from the blueprint reach the private endpoint from inside the
+# network; optional `deployerCidrs` (public CIDRs) open the public endpoint to exactly those
+# while bootstrapping from outside (remove them and run again to close it).
+DEPLOYER_CIDRS: list = config.get_object("deployerCidrs") or []
+if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
+    raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
+PUBLIC_CIDRS = FLEET["api_public_cidrs"] + DEPLOYER_CIDRS
+# Optional extra cluster admin (an IAM role or user ARN) besides the identity that creates
+# the cluster, which EKS makes cluster admin (bootstrapClusterCreatorAdminPermissions).
+DEPLOYER_ARN = config.get("deployerPrincipalArn")
+# https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html
+CLUSTER_ADMIN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 
 
 # Policy attachments per role: EKS needs them in place before the cluster or a node group
@@ -73,6 +87,7 @@ def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc]:
         aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)], tags=TAGS)
     octet = r["vpc_cidr"].split(".")[1]
     private: dict[str, pulumi.Output[str]] = {}
+    private_rts: list[pulumi.Output[str]] = []
     for i, zone in enumerate(zones):
         pub = aws.ec2.Subnet(f"{key}-public-{i}", region=region, vpc_id=vpc.id,
                              availability_zone=zone, cidr_block=f"10.{octet}.{i * 16}.0/20",
@@ -90,6 +105,13 @@ def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc]:
         aws.ec2.RouteTableAssociation(f"{key}-private-{i}", region=region, subnet_id=priv.id,
                                       route_table_id=rt.id)
         private[zone] = priv.id
+        private_rts.append(rt.id)
+    # S3 gateway endpoint: weights and stage copies reach S3 without crossing the NAT gateways
+    # (no NAT data-processing charge, no NAT bandwidth limit)
+    # (https://docs.aws.amazon.com/vpc/latest/privatelink/vpc-endpoints-s3.html).
+    aws.ec2.VpcEndpoint(f"{key}-s3", region=region, vpc_id=vpc.id,
+                        service_name=f"com.amazonaws.{region}.s3", vpc_endpoint_type="Gateway",
+                        route_table_ids=private_rts, tags=TAGS)
     return private, vpc
 
 
@@ -107,21 +129,47 @@ def kubeconfig(cluster: aws.eks.Cluster, region: str) -> pulumi.Output[str]:
         }))
 
 
-def weights_reader(r: dict, cluster: aws.eks.Cluster, addon: aws.eks.Addon) -> None:
-    """Pod Identity: the model-reader service account may read the in-region weights only."""
-    key, bucket = r["key"], r["weights_bucket"]
-    role = _role(f"{key}-model-reader", "pods.eks.amazonaws.com", [])
-    aws.iam.RolePolicy(f"{key}-model-reader", role=role.id, policy=json.dumps({
-        "Version": "2012-10-17", "Statement": [
-            {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}"},
-            {"Effect": "Allow", "Action": "s3:GetObject", "Resource": f"arn:aws:s3:::{bucket}/*"}]}))
-    aws.eks.PodIdentityAssociation(f"{key}-model-reader", region=r["name"],
-                                   cluster_name=cluster.name, namespace=NAME,
-                                   service_account="model-reader", role_arn=role.arn,
-                                   opts=pulumi.ResourceOptions(depends_on=[addon]))
+def _s3_access(bucket: str, prefix: str, actions: list[str]) -> list[dict]:
+    """Statements granting `actions` on objects under `prefix` and listing of that prefix."""
+    return [
+        {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}",
+         "Condition": {"StringLike": {"s3:prefix": [f"{prefix}*"]}}},
+        {"Effect": "Allow", "Action": actions, "Resource": f"arn:aws:s3:::{bucket}/{prefix}*"},
+    ]
 
 
-def replica_bucket(r: dict) -> None:
+def weights_identities(r: dict, cluster: aws.eks.Cluster,
+                       addon: aws.eks.Addon) -> list[pulumi.Resource]:
+    """Pod Identity for the two service accounts that touch weights.
+
+    model-reader (the serving pods) may only read this region's copy of the model;
+    model-replicator (the stage Job) may read the registry's model folder and write this
+    region's replica folder. Returns what the stage Job needs in place before it runs.
+    """
+    key = r["key"]
+    reader = _role(f"{key}-model-reader", "pods.eks.amazonaws.com", [])
+    reader_policy = aws.iam.RolePolicy(f"{key}-model-reader", role=reader.id, policy=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": _s3_access(r["weights_bucket"], r["weights_base_prefix"], ["s3:GetObject"])}))
+    writes = (_s3_access(r["replica_bucket"], r["weights_base_prefix"],
+                         ["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"])
+              if r["replica_bucket"] else [])
+    replicator = _role(f"{key}-model-replicator", "pods.eks.amazonaws.com", [])
+    replicator_policy = aws.iam.RolePolicy(
+        f"{key}-model-replicator", role=replicator.id, policy=json.dumps({
+            "Version": "2012-10-17",
+            "Statement": _s3_access(r["source_bucket"], r["source_base_prefix"],
+                                    ["s3:GetObject"]) + writes}))
+    out: list[pulumi.Resource] = [reader_policy, replicator_policy]
+    for sa, role in (("model-reader", reader), ("model-replicator", replicator)):
+        out.append(aws.eks.PodIdentityAssociation(
+            f"{key}-{sa}", region=r["name"], cluster_name=cluster.name, namespace=NAME,
+            service_account=sa, role_arn=role.arn,
+            opts=pulumi.ResourceOptions(depends_on=[addon])))
+    return out
+
+
+def replica_bucket(r: dict) -> list[pulumi.Resource]:
     """Encrypted, private, versioned bucket holding this region's copy of the weights."""
     key, region = r["key"], r["name"]
     bucket = aws.s3.Bucket(f"{key}-models", region=region, bucket=r["replica_bucket"], tags=TAGS)
@@ -132,20 +180,24 @@ def replica_bucket(r: dict) -> None:
     aws.s3.BucketPublicAccessBlock(f"{key}-models", region=region, bucket=bucket.id,
                                    block_public_acls=True, block_public_policy=True,
                                    ignore_public_acls=True, restrict_public_buckets=True)
-    aws.s3.BucketVersioning(f"{key}-models", region=region, bucket=bucket.id,
-                            versioning_configuration={"status": "Enabled"})
+    versioning = aws.s3.BucketVersioning(f"{key}-models", region=region, bucket=bucket.id,
+                                         versioning_configuration={"status": "Enabled"})
+    return [bucket, versioning]
 
 
-def launch_template(r: dict, name: str, disk_gib: int) -> aws.ec2.LaunchTemplate:
+def launch_template(r: dict, name: str, disk_gib: int, *, fast: bool) -> aws.ec2.LaunchTemplate:
     """Encrypted gp3 root volume (weights cache + images) and IMDSv2 only, hop limit 1 (pods
-    use EKS Pod Identity, never the node's role)."""
+    use EKS Pod Identity, never the node's role). GPU nodes get gp3's maximum throughput
+    and IOPS: the default 125 MiB/s would take minutes per pod to write the weights."""
+    speed = ({"throughput": FLEET["disk"]["gp3_throughput"], "iops": FLEET["disk"]["gp3_iops"]}
+             if fast else {})
     return aws.ec2.LaunchTemplate(
         f"{r['key']}-{name}", region=r["name"],
         block_device_mappings=[{"device_name": "/dev/xvda", "ebs": {
             # The account's aws/ebs key: a customer key would also need a key-policy grant
             # for the Auto Scaling service-linked role, or instances fail to launch.
             "volume_size": disk_gib, "volume_type": "gp3", "encrypted": "true",
-            "delete_on_termination": "true"}}],
+            "delete_on_termination": "true", **speed}}],
         metadata_options={"http_endpoint": "enabled", "http_tokens": "required",
                           "http_put_response_hop_limit": 1},
         tag_specifications=[{"resource_type": "instance", "tags": TAGS}],
@@ -156,7 +208,8 @@ def launch_template(r: dict, name: str, disk_gib: int) -> aws.ec2.LaunchTemplate
 def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, gpu: bool,
                spot: bool, instance: str, lo: int, hi: int, deps: list) -> aws.eks.NodeGroup:
     labels = {POOL_LABEL: "gpu" if gpu else "system"}
-    template = launch_template(r, name, 100 + FLEET["model"]["cache_gib"] if gpu else 50)
+    disk = FLEET["disk"]["gpu_node_gib"] if gpu else FLEET["disk"]["system_node_gib"]
+    template = launch_template(r, name, disk, fast=gpu)
     if gpu:
         labels["nvidia.com/gpu.present"] = "true"
     return aws.eks.NodeGroup(
@@ -186,16 +239,15 @@ def region_stack(r: dict) -> dict:
     gpu_subnets = [by_zone[z] for z in wanted if z in by_zone] if wanted else subnets
     if not gpu_subnets:
         raise ValueError(f"gpuZones for {region} names none of its zones {sorted(by_zone)}")
-    if r["replica_bucket"]:
-        replica_bucket(r)
+    staged: list[pulumi.Resource] = replica_bucket(r) if r["replica_bucket"] else []
     kms = aws.kms.Key(f"{key}-eks", region=region, enable_key_rotation=True,
                       description=f"{r['cluster']} secrets", tags=TAGS)
     cluster = aws.eks.Cluster(
         f"{key}-eks", region=region, name=r["cluster"], role_arn=cluster_role.arn,
         version=FLEET["k8s_version"],
         vpc_config={"subnet_ids": subnets, "endpoint_private_access": True,
-                    "endpoint_public_access": bool(FLEET["api_public_cidrs"]),
-                    "public_access_cidrs": FLEET["api_public_cidrs"] or None},
+                    "endpoint_public_access": bool(PUBLIC_CIDRS),
+                    "public_access_cidrs": PUBLIC_CIDRS or None},
         access_config={"authentication_mode": "API",
                        "bootstrap_cluster_creator_admin_permissions": True},
         encryption_config={"resources": ["secrets"], "provider": {"key_arn": kms.arn}},
@@ -219,13 +271,23 @@ def region_stack(r: dict) -> dict:
     agent = aws.eks.Addon(f"{key}-pod-identity", region=region, cluster_name=cluster.name,
                           addon_name="eks-pod-identity-agent",
                           opts=pulumi.ResourceOptions(depends_on=[system]))
-    weights_reader(r, cluster, agent)
+    staged += weights_identities(r, cluster, agent)
     aws.eks.PodIdentityAssociation(f"{key}-autoscaler", region=region, cluster_name=cluster.name,
                                    namespace="kube-system", service_account="cluster-autoscaler",
                                    role_arn=autoscaler_role.arn,
                                    opts=pulumi.ResourceOptions(depends_on=[agent]))
+    admins: list[pulumi.Resource] = []
+    if DEPLOYER_ARN:
+        # EKS access entry + the cluster-admin access policy for the deployer
+        # (https://docs.aws.amazon.com/eks/latest/userguide/access-entries.html).
+        entry = aws.eks.AccessEntry(f"{key}-deployer", region=region, cluster_name=cluster.name,
+                                    principal_arn=DEPLOYER_ARN, type="STANDARD", tags=TAGS)
+        admins.append(aws.eks.AccessPolicyAssociation(
+            f"{key}-deployer", region=region, cluster_name=cluster.name,
+            principal_arn=DEPLOYER_ARN, policy_arn=CLUSTER_ADMIN,
+            access_scope={"type": "cluster"}, opts=pulumi.ResourceOptions(depends_on=[entry])))
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=kubeconfig(cluster, region),
-                            opts=pulumi.ResourceOptions(depends_on=[system]))
+                            opts=pulumi.ResourceOptions(depends_on=[system, *admins]))
     ready = [system, *gpu_pools, agent]
     k8s.helm.v3.Release(
         f"{region}-cluster-autoscaler", name="cluster-autoscaler", chart="cluster-autoscaler",
@@ -236,7 +298,8 @@ def region_stack(r: dict) -> dict:
                 "extraArgs": {"balance-similar-node-groups": True, "expander": "least-waste"}},
         atomic=True, opts=pulumi.ResourceOptions(provider=provider, depends_on=ready))
     addons = workload.addons(region, provider, ["keda", "prometheus", "nvidia-device-plugin"], ready)
-    objs = workload.serving(region, OBJECTS[region], provider, addons)
+    objs = workload.serving(region, OBJECTS[region], provider, [*addons, *staged],
+                            FLEET["stage_timeout_s"])
     return {"cluster": cluster, "service": objs["Service"], "vpc": vpc}
 
 
@@ -284,6 +347,13 @@ if FLEET["global_lb"]:
                                                           str(port)))
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
+pulumi.export("deployer_access", {
+    "api": ("public endpoint restricted to " + ", ".join(PUBLIC_CIDRS) if PUBLIC_CIDRS
+            else "private endpoint only"),
+    "private_endpoint_from": FLEET["api_cidrs"],
+    "cluster_admin": ["the identity that creates the cluster (EKS cluster creator admin)"]
+    + ([f"{DEPLOYER_ARN} (access entry, AmazonEKSClusterAdminPolicy)"] if DEPLOYER_ARN else []),
+})
 pulumi.export("endpoints", {
     name: pulumi.Output.concat("http://", host, ":", str(FLEET["server"]["port"]))
     for name, host in endpoints.items()})

@@ -1,0 +1,247 @@
+"""The weights pipeline of a fleet region: stage the served version, then verify it in the pod.
+
+Per region and model version the program creates one Kubernetes Job, ``stage-<version>``,
+before the Deployment (the Deployment depends on it, and the Pulumi Kubernetes provider
+waits for a Job to complete before it continues:
+https://www.pulumi.com/registry/packages/kubernetes/api-docs/batch/v1/job/). In a replica
+region the Job copies the version from the registry into the region's own bucket (data
+first, ``SHA256SUMS`` and ``manifest.json`` last, so a half-copied version never looks
+complete); in the registry's region it checks the version in place. Either way it refuses
+a version whose manifest does not match the release's checksum.
+
+The model server's init container then downloads the in-region copy and checks every file
+with ``sha256sum -c`` against ``SHA256SUMS``, whose own SHA-256 is the manifest's set
+checksum (``archform promote`` writes both). The server starts only after that succeeds.
+
+Only coreutils (``sha256sum``, ``cut``, ``grep``) and the cloud's CLI are used, so the
+scripts run in the clouds' own CLI images.
+"""
+
+from __future__ import annotations
+
+from shlex import quote as q
+from typing import Any
+
+# In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
+FETCH_IMAGES = {
+    "aws": "public.ecr.aws/aws-cli/aws-cli:2.22.35",
+    "gcp": "gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
+    "azure": "mcr.microsoft.com/azure-cli:2.67.0",
+}
+SUMS = "SHA256SUMS"
+MANIFEST = "manifest.json"
+READER_SA = "model-reader"
+REPLICATOR_SA = "model-replicator"
+ENV_URI = "ARCHFORM_MODEL_URI"
+ENV_SOURCE = "ARCHFORM_SOURCE_URI"
+ENV_VERSION = "ARCHFORM_MODEL_VERSION"
+ENV_CHECKSUM = "ARCHFORM_MODEL_SHA256"
+ANN_VERSION = "archform.io/model-version"
+ANN_CHECKSUM = "archform.io/model-checksum"
+
+# `check DIR`: DIR holds SHA256SUMS and manifest.json; the listing's SHA-256 is the set
+# checksum the manifest records and (when the release names one) the release's checksum.
+_CHECK = (
+    "check() {\n"
+    f'  test -s "$1/{SUMS}" || {{ echo "$1: no {SUMS}: not a promoted model version" >&2; '
+    "exit 1; }\n"
+    f'  test -s "$1/{MANIFEST}" || {{ echo "$1: no {MANIFEST}" >&2; exit 1; }}\n'
+    f'  sum="sha256:$(sha256sum "$1/{SUMS}" | cut -d" " -f1)"\n'
+    f'  grep -q "\\"checksum\\": \\"$sum\\"" "$1/{MANIFEST}" || '
+    f'{{ echo "{MANIFEST} does not record {SUMS} ($sum)" >&2; exit 1; }}\n'
+    f'  if [ -n "${ENV_CHECKSUM}" ] && [ "$sum" != "${ENV_CHECKSUM}" ]; then\n'
+    f'    echo "release is ${ENV_CHECKSUM}, the registry holds $sum" >&2; exit 1\n'
+    "  fi\n"
+    "}\n"
+)
+
+
+def _azure_parts(uri: str) -> tuple[str, str, str]:
+    """(account, container, prefix with trailing slash) of a blob folder URL."""
+    account, _, rest = uri.removeprefix("https://").partition(".blob.core.windows.net/")
+    container, _, prefix = rest.partition("/")
+    return account, container, prefix
+
+
+def _azure_download(uri: str, dest: str) -> str:
+    account, container, prefix = _azure_parts(uri)
+    return (
+        f"rm -rf {dest}.staging {dest} && "
+        f"az storage blob download-batch --auth-mode login --account-name {q(account)} "
+        f"--source {q(container)} --pattern {q(prefix + '*')} --destination {dest}.staging "
+        "--max-connections 16 --output none && "
+        # A rename, not a copy: the volume holds one copy of the weights.
+        f"mv {q(dest + '.staging/' + prefix.rstrip('/'))} {dest}\n"
+    )
+
+
+def fetch_script(provider: str, uri: str) -> str:
+    """The init container: download the in-region copy, then verify every file."""
+    if provider == "aws":
+        get = f"aws s3 sync --only-show-errors {q(uri)} /models/weights\n"
+    elif provider == "gcp":
+        get = f"gcloud storage rsync --recursive {q(uri)} /models/weights\n"
+    else:
+        # `az login --identity` uses the node pool's kubelet identity, the only identity AKS
+        # assigns to the node VM scale set when no add-on identities are enabled (as here).
+        get = "az login --identity --output none\n" + _azure_download(uri, "/models/weights")
+    return (
+        _CHECK + get + "check /models/weights\n"
+        f"(cd /models/weights && sha256sum -c {SUMS}) >/models/sha256-check.txt || "
+        '{ grep -v ": OK$" /models/sha256-check.txt >&2; exit 1; }\n'
+        'echo "verified $ARCHFORM_MODEL_VERSION ($sum)"\n'
+    )
+
+
+def stage_script(provider: str, source: str, dest: str, regions: tuple[str, str]) -> str:
+    """The stage Job: check the registry's version, copy it in-region (data first).
+
+    `regions` is (registry region, this region): bucket-to-bucket copies across regions
+    need both (`aws s3 sync --source-region`).
+    """
+    copy = source != dest
+    if provider == "aws":
+        head = (
+            f"aws s3 cp --only-show-errors {q(source + SUMS)} /stage/{SUMS}\n"
+            f"aws s3 cp --only-show-errors {q(source + MANIFEST)} /stage/{MANIFEST}\n"
+        )
+        body = (
+            f"aws s3 sync --only-show-errors --exclude {SUMS} --exclude {MANIFEST} "
+            f"--source-region {q(regions[0])} --region {q(regions[1])} {q(source)} {q(dest)}\n"
+            f"aws s3 cp --only-show-errors /stage/{SUMS} {q(dest + SUMS)}\n"
+            f"aws s3 cp --only-show-errors /stage/{MANIFEST} {q(dest + MANIFEST)}\n"
+        )
+    elif provider == "gcp":
+        head = (
+            f"gcloud storage cp {q(source + SUMS)} /stage/{SUMS}\n"
+            f"gcloud storage cp {q(source + MANIFEST)} /stage/{MANIFEST}\n"
+        )
+        body = (
+            "gcloud storage rsync --recursive "
+            f"--exclude={q('(^|/)(' + SUMS + '|manifest[.]json)$')} {q(source)} {q(dest)}\n"
+            f"gcloud storage cp /stage/{SUMS} {q(dest + SUMS)}\n"
+            f"gcloud storage cp /stage/{MANIFEST} {q(dest + MANIFEST)}\n"
+        )
+    else:
+        # AKS workload identity injects these variables into pods of an annotated service
+        # account (https://learn.microsoft.com/azure/aks/workload-identity-overview).
+        login = (
+            'az login --service-principal --username "$AZURE_CLIENT_ID" '
+            '--tenant "$AZURE_TENANT_ID" '
+            '--federated-token "$(cat "$AZURE_FEDERATED_TOKEN_FILE")" --output none\n'
+        )
+        head = login + _azure_download(source, "/stage/weights")
+        head += f"cp /stage/weights/{SUMS} /stage/weights/{MANIFEST} /stage/\n"
+        account, container, prefix = _azure_parts(dest)
+        put = (
+            f"az storage blob upload --auth-mode login --overwrite --account-name {q(account)} "
+            f"--container-name {q(container)} --output none"
+        )
+        body = (
+            f"(cd /stage/weights && sha256sum -c {SUMS}) >/stage/sha256-check.txt || "
+            '{ grep -v ": OK$" /stage/sha256-check.txt >&2; exit 1; }\n'
+            f"rm /stage/weights/{SUMS} /stage/weights/{MANIFEST}\n"
+            f"az storage blob upload-batch --auth-mode login --overwrite --account-name "
+            f"{q(account)} --destination {q(container)} "
+            f"--destination-path {q(prefix.rstrip('/'))} --source /stage/weights "
+            "--max-connections 16 --output none\n"
+            f"{put} --name {q(prefix + SUMS)} --file /stage/{SUMS}\n"
+            f"{put} --name {q(prefix + MANIFEST)} --file /stage/{MANIFEST}\n"
+        )
+    script = _CHECK + head + "check /stage\n"
+    if copy:
+        script += body
+    return script + 'echo "staged $ARCHFORM_MODEL_VERSION ($sum)"\n'
+
+
+def release_env(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, str]]:
+    """The served release as env vars (a new version changes the pod template: a rollout)."""
+    rel = v["release"]
+    return [
+        {"name": ENV_VERSION, "value": rel["version"]},
+        {"name": ENV_SOURCE, "value": rel["source"]},
+        {"name": ENV_URI, "value": region["weights_uri"]},
+        {"name": ENV_CHECKSUM, "value": rel["checksum"]},
+    ]
+
+
+def release_annotations(v: dict[str, Any]) -> dict[str, str]:
+    """Pod-template annotations naming the served release."""
+    rel = v["release"]
+    out = {ANN_VERSION: rel["version"]}
+    if rel["checksum"]:
+        out[ANN_CHECKSUM] = rel["checksum"]
+    return out
+
+
+def stage_job_name(v: dict[str, Any]) -> str:
+    """`stage-<version slug>`: a new version is a new Job (a Job's template is immutable)."""
+    return f"stage-{v['release']['slug']}"
+
+
+def stage_job(
+    v: dict[str, Any], region: dict[str, Any], meta: dict[str, Any], pool_affinity: dict[str, Any]
+) -> dict[str, Any]:
+    """The Job that stages the served version in this region before the Deployment rolls."""
+    provider = v["provider"]
+    scratch_gib = v["model"]["cache_gib"] if provider == "azure" else 1
+    labels = dict(meta["labels"])
+    labels["app.kubernetes.io/component"] = "model-stage"
+    pod_labels = dict(labels)
+    if provider == "azure":
+        pod_labels["azure.workload.identity/use"] = "true"
+    script = stage_script(
+        provider,
+        region["source_uri"],
+        region["weights_uri"],
+        (v["model"]["source_region"], region["name"]),
+    )
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {**meta, "labels": labels},
+        "spec": {
+            "backoffLimit": 3,
+            # Copying tens of GiB between regions takes minutes; the Pulumi wait is set to match.
+            "activeDeadlineSeconds": stage_deadline_seconds(v),
+            "template": {
+                "metadata": {"labels": pod_labels, "annotations": release_annotations(v)},
+                "spec": {
+                    "serviceAccountName": REPLICATOR_SA,
+                    "restartPolicy": "Never",
+                    "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                    "affinity": pool_affinity,
+                    "containers": [
+                        {
+                            "name": "stage",
+                            "image": FETCH_IMAGES[provider],
+                            "imagePullPolicy": "IfNotPresent",
+                            "command": ["/bin/sh", "-ec", script],
+                            "env": release_env(v, region),
+                            "resources": {
+                                "requests": {
+                                    "cpu": "1",
+                                    "memory": "2Gi",
+                                    "ephemeral-storage": f"{scratch_gib + 1}Gi",
+                                },
+                                "limits": {
+                                    "memory": "2Gi",
+                                    "ephemeral-storage": f"{scratch_gib + 1}Gi",
+                                },
+                            },
+                            "securityContext": {"allowPrivilegeEscalation": False},
+                            "volumeMounts": [{"name": "stage", "mountPath": "/stage"}],
+                        }
+                    ],
+                    "volumes": [
+                        {"name": "stage", "emptyDir": {"sizeLimit": f"{scratch_gib}Gi"}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def stage_deadline_seconds(v: dict[str, Any]) -> int:
+    """Time the stage Job may take: 60 s per 10 GiB of weights (~170 MB/s) plus 10 min."""
+    return int(600 + 6 * v["model"]["weights_gib"])
