@@ -193,7 +193,13 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
         assert trigger["metricType"] == (
             "AverageValue" if metric in ("queue_depth", "requests_per_second") else "Value"
         )
-        assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")
+        # vLLM queue_depth counts requests in flight: a full batch (--max-num-seqs) + the target
+        if metric == "queue_depth" and kind == "vllm":
+            args = server["args"]
+            batch = int(args[args.index("--max-num-seqs") + 1])
+            assert trigger["metadata"]["threshold"] == str(batch + 8)
+        else:
+            assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")
 
 
 def test_kubernetes_check_skips_without_kubernetes_validate(
