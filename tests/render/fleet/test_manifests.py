@@ -124,7 +124,8 @@ def test_generate_then_verify_via_the_cli(tmp_path: Path) -> None:
     )
     assert gen.returncode == 0, gen.stderr
     assert (out / "sivaro-serve" / "pulumi" / "__main__.py").is_file()
-    ver = support.run_cli(["verify", str(out), "--format", "json"])
+    # verify runs the three Pulumi programs and the slurmctld check: minutes on a busy machine
+    ver = support.run_cli(["verify", str(out), "--format", "json"], timeout=900)
     results = [r for r in json.loads(ver.stdout) if r["check"] == "kubernetes-validate"]
     assert len(results) == 3 * 8  # per region: namespace, 2 service accounts, stage Job, ...
     assert sum("-job-stage-" in r["artifact"] for r in results) == 3
