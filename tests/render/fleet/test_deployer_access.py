@@ -80,6 +80,13 @@ def test_private_by_default_with_the_creator_as_admin(case: Case, tmp_path: Path
         assert {a.inputs["principalId"] for a in admins} == {"00000000-0000-0000-0000-00000000000d"}
         for k8s in _providers(run):
             assert any(d.endswith("-deployer-admin") for d in run.depends_on(k8s)), k8s.name
+        # BYO VNet: the cluster identity manages its load balancers in it
+        network = [
+            a
+            for a in run.of_type("azure-native:authorization:RoleAssignment")
+            if a.inputs["roleDefinitionId"].endswith("4d97b98b-1d4f-4787-a291-c67834d212e7")
+        ]
+        assert len(network) == len(clusters)
         for c in clusters:
             assert c.inputs["disableLocalAccounts"] is True
             assert c.inputs["aadProfile"]["enableAzureRBAC"] is True

@@ -124,7 +124,8 @@ def test_generate_then_verify_via_the_cli(tmp_path: Path) -> None:
     )
     assert gen.returncode == 0, gen.stderr
     assert (out / "sivaro-serve" / "pulumi" / "__main__.py").is_file()
-    ver = support.run_cli(["verify", str(out), "--format", "json"])
+    # verify runs the three Pulumi programs and the slurmctld check: minutes on a busy machine
+    ver = support.run_cli(["verify", str(out), "--format", "json"], timeout=900)
     results = [r for r in json.loads(ver.stdout) if r["check"] == "kubernetes-validate"]
     assert len(results) == 3 * 8  # per region: namespace, 2 service accounts, stage Job, ...
     assert sum("-job-stage-" in r["artifact"] for r in results) == 3
@@ -193,7 +194,13 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
         assert trigger["metricType"] == (
             "AverageValue" if metric in ("queue_depth", "requests_per_second") else "Value"
         )
-        assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")
+        # vLLM queue_depth counts requests in flight: a full batch (--max-num-seqs) + the target
+        if metric == "queue_depth" and kind == "vllm":
+            args = server["args"]
+            batch = int(args[args.index("--max-num-seqs") + 1])
+            assert trigger["metadata"]["threshold"] == str(batch + 8)
+        else:
+            assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")
 
 
 def test_kubernetes_check_skips_without_kubernetes_validate(

@@ -52,19 +52,20 @@ def test_a_stage_job_precedes_every_deployment(ran: Any) -> None:
         # The Job runs as the replicator, on the system pool, and has a Pulumi wait long
         # enough for its own deadline.
         pod = job.inputs["spec"]["template"]["spec"]
-        assert pod["serviceAccountName"] == "model-replicator"
+        r = next(x for x in view["regions"] if x["name"] == region)
+        assert pod["serviceAccountName"] == r["replicator_sa"]
+        assert r["replicator_sa"].startswith("model-replicator")
         term = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         assert term["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["system"]
         # The Job itself waits for what it writes to and the identity it runs as.
         needs = run.depends_on(job)
-        r = next(x for x in view["regions"] if x["name"] == region)
         provider = view["provider"]
         if provider == "aws":
             assert f"{r['key']}-model-replicator" in needs
             if r["replica_bucket"]:
                 assert f"{r['key']}-models" in needs
         elif provider == "gcp":
-            assert f"replicator-{r['weights_bucket']}" in needs
+            assert f"replicator-{r['key']}-{r['weights_bucket']}" in needs
         else:
             assert f"{r['key']}-replicator" in needs
             if r["replica_bucket"]:
@@ -82,10 +83,39 @@ def test_replica_paths_carry_the_version(ran: Any) -> None:
         assert "/current/" not in r["weights_uri"]
 
 
+def test_gke_serving_identity_reads_only_its_region(ran: Any) -> None:
+    _, view, run = ran
+    if view["provider"] != "gcp":
+        pytest.skip("GKE Workload Identity")
+    members: dict[str, set[tuple[str, str]]] = {}
+    for m in run.of_type("gcp:storage/bucketIAMMember:BucketIAMMember"):
+        members.setdefault(m.inputs["bucket"], set()).add((m.inputs["member"], m.inputs["role"]))
+    for r in view["regions"]:
+        reader = f"/ns/{view['name']}/sa/{r['reader_sa']}"
+        readable = {b for b, ms in members.items() if any(m.endswith(reader) for m, _ in ms)}
+        assert readable == {r["weights_bucket"]}, (r["name"], readable)
+        assert all(
+            role == "roles/storage.objectViewer"
+            for ms in members.values()
+            for m, role in ms
+            if m.endswith(reader)
+        )
+        writer = f"/ns/{view['name']}/sa/{r['replicator_sa']}"
+        written = {
+            b
+            for b, ms in members.items()
+            if any(m.endswith(writer) and role == "roles/storage.objectUser" for m, role in ms)
+        }
+        assert written == ({r["replica_bucket"]} if r["replica_bucket"] else set())
+    assert len({r["reader_sa"] for r in view["regions"]}) == len(view["regions"])
+
+
 def test_serving_identity_reads_only_its_region(ran: Any) -> None:
     _, view, run = ran
     if view["provider"] != "aws":
-        pytest.skip("per-region IAM policies are AWS; GCP/Azure grant per bucket/account")
+        pytest.skip(
+            "per-region IAM policies: AWS here, GKE above; AKS uses per-cluster kubelet identities"
+        )
     policies = {p.name: p.inputs["policy"] for p in run.of_type("aws:iam/rolePolicy:RolePolicy")}
     for r in view["regions"]:
         reader = policies[f"{r['key']}-model-reader"]

@@ -180,11 +180,19 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[st
     regions = []
     for i, region in enumerate(fleet.placement.all_regions):
         uri = replica_uri(fleet, region, served)
+        key = re.sub(r"[^a-z0-9]", "", region)
+        # GKE Workload Identity principals name namespace/service account across every
+        # cluster of the project ("identity sameness",
+        # https://cloud.google.com/kubernetes-engine/docs/concepts/workload-identity), so
+        # per-region access needs per-region service-account names there.
+        suffix = f"-{key}" if fleet.placement.provider == "gcp" else ""
         regions.append(
             {
                 "name": region,
                 "index": i,
-                "key": re.sub(r"[^a-z0-9]", "", region),
+                "key": key,
+                "reader_sa": f"model-reader{suffix}",
+                "replicator_sa": f"model-replicator{suffix}",
                 "cluster": f"{fleet.name}-{region}"[:40].rstrip("-"),
                 "vpc_cidr": f"10.{100 + i}.0.0/16",
                 "weights_uri": uri,

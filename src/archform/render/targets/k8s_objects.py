@@ -292,7 +292,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
             "template": {
                 "metadata": {"labels": labels, "annotations": pod_annotations},
                 "spec": {
-                    "serviceAccountName": SERVICE_ACCOUNT,
+                    "serviceAccountName": region["reader_sa"],
                     # The grace period counts from the start of preStop (Kubernetes pod
                     # lifecycle): drain, then SIGTERM and shutdown.
                     "terminationGracePeriodSeconds": v["serving"]["drain_s"] + SHUTDOWN_S,
@@ -543,12 +543,12 @@ def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, 
         {
             "apiVersion": "v1",
             "kind": "ServiceAccount",
-            "metadata": _meta(SERVICE_ACCOUNT, name, labels),
+            "metadata": _meta(region["reader_sa"], name, labels),
         },
         {
             "apiVersion": "v1",
             "kind": "ServiceAccount",
-            "metadata": _meta(weights.REPLICATOR_SA, name, labels),
+            "metadata": _meta(region["replicator_sa"], name, labels),
         },
         weights.stage_job(
             v,

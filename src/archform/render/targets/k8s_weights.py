@@ -207,7 +207,7 @@ def stage_job(
             "template": {
                 "metadata": {"labels": pod_labels, "annotations": release_annotations(v)},
                 "spec": {
-                    "serviceAccountName": REPLICATOR_SA,
+                    "serviceAccountName": region["replicator_sa"],
                     "restartPolicy": "Never",
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
                     "affinity": pool_affinity,

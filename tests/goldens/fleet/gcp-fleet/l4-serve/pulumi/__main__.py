@@ -54,9 +54,8 @@ for i, role in enumerate(["roles/logging.logWriter", "roles/monitoring.metricWri
 # the weights; the stage Job's model-replicator reads the registry and writes the replicas.
 _POOL = (f"principal://iam.googleapis.com/projects/{NUMBER}/locations/global/workloadIdentityPools/"
          f"{PROJECT}.svc.id.goog/subject/ns/{NAME}/sa/")
-READER, REPLICATOR = _POOL + "model-reader", _POOL + "model-replicator"
 STAGED: list[pulumi.Resource] = []
-for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]}):
+for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]} | {FLEET["release"]["source"].split("/")[2]}):
     depends = []
     for r in FLEET["regions"]:
         if r["replica_bucket"] == bucket:
@@ -65,14 +64,19 @@ for bucket in sorted({r["weights_bucket"] for r in FLEET["regions"]}):
                 uniform_bucket_level_access=True, public_access_prevention="enforced",
                 versioning={"enabled": True}, labels=LABELS))
     STAGED += depends
-    STAGED.append(gcp.storage.BucketIAMMember(
-        f"reader-{bucket}", bucket=bucket, role="roles/storage.objectViewer", member=READER,
-        opts=pulumi.ResourceOptions(depends_on=depends)))
-    replica = any(r["replica_bucket"] == bucket for r in FLEET["regions"])
-    STAGED.append(gcp.storage.BucketIAMMember(
-        f"replicator-{bucket}", bucket=bucket, member=REPLICATOR,
-        role="roles/storage.objectUser" if replica else "roles/storage.objectViewer",
-        opts=pulumi.ResourceOptions(depends_on=depends)))
+    for r in FLEET["regions"]:
+        # Serving pods of a region read only the bucket they load from.
+        if r["weights_bucket"] == bucket:
+            STAGED.append(gcp.storage.BucketIAMMember(
+                f"reader-{r['key']}-{bucket}", bucket=bucket, role="roles/storage.objectViewer",
+                member=_POOL + r["reader_sa"], opts=pulumi.ResourceOptions(depends_on=depends)))
+        # The stage Job of a region reads the registry and writes its own replica.
+        if r["source_bucket"] == bucket or r["replica_bucket"] == bucket:
+            writes = r["replica_bucket"] == bucket
+            STAGED.append(gcp.storage.BucketIAMMember(
+                f"replicator-{r['key']}-{bucket}", bucket=bucket, member=_POOL + r["replicator_sa"],
+                role="roles/storage.objectUser" if writes else "roles/storage.objectViewer",
+                opts=pulumi.ResourceOptions(depends_on=depends)))
 
 
 def kubeconfig(cluster: gcp.container.Cluster) -> pulumi.Output[str]:

@@ -29,6 +29,10 @@ BLOB_CONTRIBUTOR = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
 # accounts disabled (as here) nobody, not even the cluster's creator, may call the API
 # without a role like this (https://learn.microsoft.com/azure/aks/manage-azure-rbac).
 AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+# "Network Contributor": a cluster in its own VNet needs it on that VNet to manage load
+# balancers and subnets; clients other than the Azure CLI must assign it
+# (https://learn.microsoft.com/azure/aks/configure-azure-cni#prerequisites).
+NETWORK_CONTRIBUTOR = "4d97b98b-1d4f-4787-a291-c67834d212e7"
 config = pulumi.Config()
 # Optional {"<region>": ["1", ...]}: availability zones offering the GPU VM size (not every
 # size is zonal everywhere); default: zones 1-3.
@@ -171,6 +175,8 @@ def region_stack(r: dict) -> dict:
     pools = [gpu_pool(r, rg, cluster, p, nodes) for p in FLEET["gpu_pools"]]
     admin = _grant(f"{key}-deployer-admin", cluster.id, DEPLOYER, AKS_RBAC_CLUSTER_ADMIN,
                    principal_type=None)
+    network_role = _grant(f"{key}-cluster-network", vnet.id,
+                          cluster.identity.apply(lambda i: i.principal_id), NETWORK_CONTRIBUTOR)
     kubelet = cluster.identity_profile.apply(lambda p: p["kubeletidentity"].object_id)
     if r["replica_bucket"]:
         account = azure.storage.StorageAccount(
@@ -201,7 +207,7 @@ def region_stack(r: dict) -> dict:
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=pulumi.Output.secret(kubeconfig),
                             opts=pulumi.ResourceOptions(depends_on=[admin]))
     addons = workload.addons(region, provider, ["keda", "prometheus", "nvidia-device-plugin"],
-                             [cluster, *pools])
+                             [cluster, *pools, network_role])
     objs = workload.serving(
         region, OBJECTS[region], provider, [*addons, *staged], FLEET["stage_timeout_s"],
         annotations={"model-replicator": {"azure.workload.identity/client-id": identity.client_id}})
