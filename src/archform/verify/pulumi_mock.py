@@ -97,7 +97,9 @@ _TYPE_OUTPUTS: dict[str, Any] = {
         "vpcConfig": dict(inputs.get("vpcConfig") or {}, clusterSecurityGroupId=f"{name}-sg"),
     },
     "gcp:container/cluster:Cluster": lambda name, inputs: {
-        "masterAuth": {"clusterCaCertificate": _MOCK_CA}
+        "masterAuth": {"clusterCaCertificate": _MOCK_CA},
+        # GKE reports the running version; at creation it is the requested minimum.
+        "masterVersion": inputs.get("minMasterVersion"),
     },
     "gcp:compute/globalAddress:GlobalAddress": lambda name, inputs: {"address": "203.0.113.10"},
     "gcp:serviceaccount/account:Account": lambda name, inputs: {

@@ -136,7 +136,14 @@ class Traffic(Strict):
 class KubernetesSettings(Strict):
     """Kubernetes version and who may reach the API server."""
 
-    version: Annotated[str, Field(pattern=r"^1\.\d{2}$", description='Quoted: "1.30"')] = "1.30"
+    version: Annotated[
+        str,
+        Field(
+            pattern=r"^1\.\d{2}$",
+            description='Quoted: "1.36". Lint rule INF011 checks it against the provider\'s '
+            "support calendar.",
+        ),
+    ] = "1.36"
     api_access_cidrs: list[Cidr] = Field(default_factory=list)
 
 
