@@ -7,6 +7,7 @@ it judges at and none of them changes verdict as the calendar moves on.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 
@@ -16,7 +17,11 @@ from archform.spec.kubernetes import load_calendars, minor, support
 from archform.spec.models.inference import KubernetesSettings
 from support import BLUEPRINTS, bundled_blueprints, run_cli
 
-FLEETS = ["inference-3region-a10.yaml", "inference-h100-single-region.yaml", "platform-two-tier.yaml"]
+FLEETS = [
+    "inference-3region-a10.yaml",
+    "inference-h100-single-region.yaml",
+    "platform-two-tier.yaml",
+]
 
 
 def _months_later(day: dt.date, months: int) -> dt.date:
@@ -95,7 +100,7 @@ def test_calendar_rows_are_sourced_and_follow_the_published_policies() -> None:
             if life.extended_end is not None:
                 assert life.standard_end < life.extended_end, (provider, version)
         ordered = sorted(cal.versions, key=minor)
-        for older, newer in zip(ordered, ordered[1:], strict=False):
+        for older, newer in itertools.pairwise(ordered):
             assert cal.versions[older].standard_end <= cal.versions[newer].standard_end
     # EKS: 14 months of standard support from release, then 12 months of extended support
     # (https://docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html).

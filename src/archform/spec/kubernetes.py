@@ -90,7 +90,11 @@ def load_calendars() -> dict[str, ProviderCalendar]:
             for version, row in raw["versions"].items()
         }
         out[str(provider)] = ProviderCalendar(
-            str(provider), str(raw["service"]), str(raw["calendar"]), str(raw["extended_name"]), rows
+            str(provider),
+            str(raw["service"]),
+            str(raw["calendar"]),
+            str(raw["extended_name"]),
+            rows,
         )
     return out
 

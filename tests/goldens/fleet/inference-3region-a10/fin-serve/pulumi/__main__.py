@@ -76,6 +76,7 @@ def region_stack(r: dict) -> dict:
             "count": system["nodes"], "enable_auto_scaling": True, "min_count": system["nodes"],
             "max_count": system["nodes"] + 2, "availability_zones": ZONES,
             "node_labels": {POOL_LABEL: "system"}, "enable_node_public_ip": False,
+            "orchestrator_version": FLEET["k8s_version"],
         }],
         auto_upgrade_profile={"upgrade_channel": "patch"},
         tags=TAGS,
