@@ -131,6 +131,10 @@ class Traffic(Strict):
     tokens_per_request: Annotated[int, Field(ge=1, le=1_000_000)] = Field(
         default=256, description="Mean generated tokens per request (sizing assumption)."
     )
+    prompt_tokens_per_request: Annotated[int, Field(ge=1, le=10_000_000)] = Field(
+        default=1024,
+        description="Mean prompt tokens per request: prefill work (sizing assumption).",
+    )
 
 
 class KubernetesSettings(Strict):
