@@ -23,6 +23,9 @@ class MockResource:
     name: str
     inputs: dict[str, Any]
     provider: str
+    urn: str = ""
+    dependencies: tuple[str, ...] = ()  # URNs: depends_on plus the resources of its inputs
+    parent: str = ""
 
 
 @dataclass(slots=True)
@@ -32,6 +35,9 @@ class MockRun:
     project: str
     resources: list[MockResource] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+    # Violations of the policy pack beside the program ({policy, message, urn}); None when
+    # it was not evaluated.
+    violations: list[dict[str, str]] | None = None
 
     def of_type(self, type_token: str) -> list[MockResource]:
         """Resources of one type token (e.g. 'aws:ec2/launchTemplate:LaunchTemplate')."""
@@ -134,6 +140,7 @@ def run_program(
     """Execute `project_dir/__main__.py` under mocks; return what it registered."""
     import pulumi
     import pulumi.runtime
+    from pulumi.runtime.mocks import MockMonitor
 
     project_dir = project_dir.resolve()
     meta = (project_dir / "Pulumi.yaml").read_text("utf-8")
@@ -146,12 +153,30 @@ def run_program(
         project_dir.name,
     )
     run = MockRun(project)
+    pending: dict[str, Any] = {}
+
+    class Monitor(MockMonitor):
+        """The SDK's mock monitor, also keeping each registration's URN and dependencies."""
+
+        def RegisterResource(self, request: Any) -> Any:
+            pending["urn"] = self.make_urn(request.parent, request.type, request.name)
+            pending["dependencies"] = tuple(request.dependencies)
+            pending["parent"] = str(request.parent or "")
+            return super().RegisterResource(request)
 
     class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
             inputs = _plain(args.inputs)
             run.resources.append(
-                MockResource(args.typ, args.name, inputs, str(args.provider or ""))
+                MockResource(
+                    args.typ,
+                    args.name,
+                    inputs,
+                    str(args.provider or ""),
+                    pending.pop("urn", ""),
+                    pending.pop("dependencies", ()),
+                    pending.pop("parent", ""),
+                )
             )
             state = _computed(args.typ, args.name, inputs)
             return f"{args.name}-id", state
@@ -193,7 +218,10 @@ def run_program(
                 return {"name": "mock-region", "region": "mock-region"}
             return {}
 
-    pulumi.runtime.set_mocks(Recorder(), project=project, stack=stack, preview=False)
+    recorder = Recorder()
+    pulumi.runtime.set_mocks(
+        recorder, project=project, stack=stack, preview=False, monitor=Monitor(recorder)
+    )
     full = {k if ":" in k else f"{project}:{k}": v for k, v in (config or {}).items()}
     pulumi.runtime.set_all_config(full)
     before = set(sys.modules)
