@@ -162,7 +162,7 @@ def run_program(
             pending["urn"] = self.make_urn(request.parent, request.type, request.name)
             pending["dependencies"] = tuple(request.dependencies)
             pending["parent"] = str(request.parent or "")
-            return super().RegisterResource(request)
+            return super().RegisterResource(request)  # type: ignore[no-untyped-call]
 
     class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
