@@ -111,7 +111,7 @@ def check(ctx: RuleContext, options: EndOfSupportOptions) -> Iterator[Hit]:
                 doc,
                 LOC,
                 f"Kubernetes {version} reached the end of {cal.service} support on {ended} "
-                f"(today {ctx.today}; source {life.source}); expected a supported version",
+                f"(today {ctx.today}; {cal.calendar}); expected a supported version",
                 fix,
                 severity="error",
                 at=at,
@@ -122,7 +122,7 @@ def check(ctx: RuleContext, options: EndOfSupportOptions) -> Iterator[Hit]:
                 LOC,
                 f"Kubernetes {version} left {cal.service} standard support on "
                 f"{life.standard_end} and lives on {cal.extended_name} until {state.ends} "
-                f"({state.days_left} days; source {life.source}); expected standard support",
+                f"({state.days_left} days; {cal.calendar}); expected standard support",
                 fix,
                 at=at,
             )
@@ -132,7 +132,7 @@ def check(ctx: RuleContext, options: EndOfSupportOptions) -> Iterator[Hit]:
                 LOC,
                 f"Kubernetes {version} leaves {cal.service} standard support on {state.ends}, "
                 f"in {state.days_left} days; threshold: {options.near_days} days "
-                f"(source {life.source})",
+                f"({cal.calendar})",
                 fix,
                 at=at,
             )
