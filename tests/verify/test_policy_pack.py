@@ -375,6 +375,25 @@ def test_weights_before_consumers_needs_a_filling_step(root: Path) -> None:
     )
     assert len(wrong) == 2
 
+    def replication_rule_only(rs: list[Any]) -> list[Any]:
+        token = "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
+        out = list(rs)
+        for d in [r for r in rs if r.type == "kubernetes:apps/v1:Deployment"]:
+            region = d.name.split("-deployment-")[0]
+            bucket = own_bucket(rs, region)
+            if bucket is None:
+                continue
+            urn = d.urn.replace("kubernetes:apps/v1:Deployment", token).replace(
+                d.name, f"{region}-replication"
+            )
+            rule = {"rules": [{"destination": {"bucket": f"arn:aws:s3:::{bucket}"}}]}
+            out.append(MockResource(token, f"{region}-replication", rule, "", urn, ()))
+            out = _swap(out, d, dependencies=(*d.dependencies, urn))
+        return out
+
+    # S3 replication copies only objects written after the rule exists: it fills nothing.
+    assert len(_fired(_evaluate("sivaro-serve", root, replication_rule_only), policy)) == 2
+
 
 def test_disk_budget_counts_pods_per_node(root: Path) -> None:
     """With ephemeral-storage requests the 13B fleet (1 pod per node) fits its disk; the 70B
