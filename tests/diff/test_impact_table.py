@@ -259,7 +259,7 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         OUT,
     ),
     ("fleet-traffic", PLAT, _set(1, "traffic.peak_rps", 900), "traffic.peak_rps", INP),
-    ("fleet-k8s-upgrade", PLAT, _set(1, "kubernetes.version", "1.31"), "kubernetes.version", NOD),
+    ("fleet-k8s-upgrade", PLAT, _set(1, "kubernetes.version", "1.37"), "kubernetes.version", NOD),
     ("fleet-k8s-downgrade", PLAT, _set(1, "kubernetes.version", "1.29"), "kubernetes.version", OUT),
     (
         "platform-registry-bucket",

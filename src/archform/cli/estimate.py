@@ -61,7 +61,9 @@ def _estimate_one(
         else {
             **{k: (round(v, 2) if isinstance(v, float) else v) for k, v in asdict(cap).items()},
             "method": "Little's law: replicas = ceil(peak_rps / (C / W(C))); "
-            "throughput per GPU scaled from 8B bf16 reference points",
+            "W(C) = T x decode step(C) + C x prefill; prefill compute-bound, decode "
+            "memory-bound, calibrated on published vLLM figures "
+            "(bench/RESULTS-estimate.md)",
         },
         "cost": {
             "prices_as_of": table.as_of.isoformat(),
@@ -100,6 +102,9 @@ def _text(e: dict[str, Any]) -> list[str]:
             f"    assumption            {c['tokens_per_gpu_knee']:.0f} tok/s per GPU at the knee, "
             f"{c['tokens_per_gpu_single']:.0f} tok/s single stream ({c['assumption']}; "
             "override with --tokens-per-gpu)",
+            f"    prefill               {c['prompt_tokens']:,} prompt tokens: "
+            f"{c['prefill_ms']:.0f} ms per request, TTFT ~{c['ttft_ms']:.0f} ms; decode "
+            f"{c['decode_bound']}-bound",
             f"    per replica           concurrency {c['concurrency_per_replica']}, latency "
             f"{c['latency_ms']:.0f} ms, p99 ~{c['p99_ms']:.0f} ms, "
             f"{c['rps_per_replica']:.2f} req/s",

@@ -53,6 +53,14 @@ def lint(
         Path | None,
         typer.Option("--config", help="Config file (default: the nearest one found)."),
     ] = None,
+    today: Annotated[
+        str | None,
+        typer.Option(
+            "--today",
+            help="Judge dates (suppression expiry, version end of support) as of this day, "
+            "YYYY-MM-DD (default: ARCHFORM_TODAY, else the system date).",
+        ),
+    ] = None,
 ) -> None:
     """Lint blueprints. Exit 0 clean, 1 findings at or above --fail-on, 2 usage/blueprint error."""
     code = guarded(
@@ -66,6 +74,7 @@ def lint(
             exit_zero,
             diff_base,
             config,
+            today,
         )
     )
     raise typer.Exit(code)
@@ -81,9 +90,10 @@ def _run(
     exit_zero: bool,
     diff_base: str | None,
     config_path: Path | None,
+    today_text: str | None = None,
 ) -> int:
     from archform.lint import config as cfg
-    from archform.lint.engine import LintResult, lint, today_from_env
+    from archform.lint.engine import LintResult, lint, parse_today, today_from_env
     from archform.lint.finding import RANK
     from archform.lint.report import FORMATS, LintReport, render
     from archform.lint.rule import load_rules
@@ -113,7 +123,7 @@ def _run(
         )
     options = cfg.rule_options(registry, settings)
     threshold = cfg.parse_fail_on(fail_on) if fail_on is not None else settings.fail_on
-    today = today_from_env()
+    today = today_from_env() if today_text is None else parse_today(today_text, "--today")
 
     def run(targets: list[Path]) -> LintResult:
         return lint(

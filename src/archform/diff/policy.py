@@ -91,6 +91,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         _F,
+        "gpu_pool.instance_type",
+        NODES,
+        "the GPU pools are replaced by pools of the new type",
+        refine.gpu_instance_type,
+    ),
+    Rule(
+        _F,
         "gpu_pool.min_nodes_per_region",
         INPLACE,
         "autoscaler bounds: nodes are added or removed, running pods stay",
@@ -133,6 +140,7 @@ RULES: tuple[Rule, ...] = (
         "kubernetes.api_access_cidrs",
         INPLACE,
         "the API endpoint's access list is updated in place",
+        refine.api_access,
     ),
     # Platform
     Rule(_P, "training", ROLL, "the promotion pipeline is rewired to another training cluster"),

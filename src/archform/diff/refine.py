@@ -161,12 +161,86 @@ def fleet_regions(edit: Edit) -> tuple[Impact, str] | None:
     return INPLACE, "the same regions, written differently"
 
 
+# --- InferenceFleet: what each provider does with a GPU type, version or endpoint change ---
+#
+# Sources (one per provider and change; tests/diff/test_provider_impact.py cites them too):
+#   GPU pool replaced under a new name, old pool deleted with its nodes drained:
+#     EKS https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html
+#     GKE https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools#deleting_a_node_pool
+#     AKS https://learn.microsoft.com/azure/aks/delete-node-pool
+#   Kubernetes minor upgrade, one minor at a time, control plane then nodes:
+#     EKS https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html
+#         https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html
+#     GKE https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades
+#     AKS https://learn.microsoft.com/azure/aks/upgrade-aks-cluster
+#   API endpoint made private or public:
+#     EKS https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html (in place)
+#     GKE https://cloud.google.com/kubernetes-engine/docs/how-to/legacy/network-isolation
+#         (in place: `gcloud container clusters update --enable-private-endpoint`)
+#     AKS https://learn.microsoft.com/azure/aks/private-clusters (a classic private cluster
+#         is chosen at creation: the cluster is recreated)
+
+_NODE_POOL = {"aws": "managed node group", "gcp": "node pool", "azure": "agent pool"}
+
+
+def gpu_instance_type(edit: Edit) -> tuple[Impact, str] | None:
+    """GPU type change: a new pool per region under a type-derived name, then the old drained."""
+    provider = _provider(edit)
+    pool = _NODE_POOL.get(provider, "node pool")
+    return NODES, (
+        f"a new GPU {pool} per region under a name derived from {edit.new} is created beside "
+        f"the old one, then the old {pool} is deleted and its nodes drained (pods reschedule "
+        "onto the new pool within the PodDisruptionBudget); needs both pools' GPU quota at once"
+    )
+
+
 def kubernetes_version(edit: Edit) -> tuple[Impact, str] | None:
-    """Upgrade: surge-replaced node pools; downgrade: clusters recreated."""
+    """Upgrade: control plane in place, then the pinned node pools; skips and downgrades refused."""
 
     def minor(text: object) -> int:
         return int(str(text).split(".")[1])
 
-    if minor(edit.new) < minor(edit.old):
+    old, new = minor(edit.old), minor(edit.new)
+    if new < old:
         return OUTAGE, "managed Kubernetes cannot downgrade: every regional cluster is recreated"
-    return NODES, "control plane upgraded, then every node pool is replaced by a surge upgrade"
+    if new - old > 1:
+        return NODES, (
+            f"refused as written: EKS, GKE and AKS upgrade one minor version at a time "
+            f"(1.{old} -> 1.{new} skips {new - old - 1}); apply each minor in turn"
+        )
+    steps = {
+        "aws": "the EKS control plane is upgraded in place, then each managed node group "
+        "(version pinned to the cluster) rolls: new nodes join, old ones drain",
+        "gcp": "the regional GKE control plane is upgraded replica by replica, then each "
+        "node pool surge-upgrades (max surge 1)",
+        "azure": "the AKS control plane is upgraded, then each agent pool surge-upgrades "
+        "(orchestrator version pinned to the cluster)",
+    }
+    return NODES, steps.get(
+        _provider(edit), "control plane upgraded, then every node pool is replaced"
+    )
+
+
+def _private(cidrs: object) -> bool:
+    import ipaddress
+
+    values = [str(c) for c in cidrs] if isinstance(cidrs, list) else []
+    return all(ipaddress.ip_network(c, strict=False).is_private for c in values)
+
+
+def api_access(edit: Edit) -> tuple[Impact, str] | None:
+    """Allow-list edits are in place; a private/public flip depends on the provider."""
+    if _private(edit.old) == _private(edit.new):
+        return INPLACE, "the API endpoint's access list is updated in place"
+    to = "private" if _private(edit.new) else "public (restricted to the listed ranges)"
+    provider = _provider(edit)
+    if provider == "azure":
+        return OUTAGE, (
+            f"the AKS API server becomes {to}: a classic private cluster is chosen at "
+            "creation, so every regional cluster is recreated"
+        )
+    where = {"aws": "EKS updates the endpoint access", "gcp": "GKE updates the endpoint"}
+    return INPLACE, (
+        f"the API server becomes {to}; {where.get(provider, 'the provider updates it')} in "
+        "place (the deployer must still reach it afterwards)"
+    )

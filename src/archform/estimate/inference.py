@@ -13,19 +13,18 @@ Memory (one replica = `tensor_parallel` GPUs)
     Usable memory is what the CUDA runtime reports as total, below the marketed size
     (L4: 22.49 GiB of "24 GB"); see USABLE_GIB.
 
-Throughput and replicas
-    Decode is memory-bandwidth bound, so per-GPU tokens/s scale with HBM bandwidth and
-    inversely with the bytes of weights read per token. Reference points for an 8B bf16
-    model: at batch 32, H100 2,462, A100 1,933, L40S 1,124 tok/s (third-hand, Koyeb via
-    aihardwareindex); one stream on A100-40GB about 75 tok/s (vLLM sweep blog). Other GPUs
-    are scaled from A100 by HBM bandwidth (marked "derived" below). Every figure can be
-    overridden (`archform estimate --tokens-per-gpu`, lint option).
-    A replica of TP GPUs gives tp x per-GPU throughput. At concurrency C, throughput is
-    min(knee, C x single-stream) and a request of T generated tokens takes
-    W(C) = T x max(C / knee, 1 / single). The p99 is taken as p99_factor (1.5) x W.
-    The largest C <= knee concurrency (32) that meets the p99 target is used; Little's law
-    (L = lambda x W) then gives requests/s per replica = C / W(C), and
-    replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
+Throughput and replicas (estimate/serving.py, calibrated in spec/data/serving_calibration.yaml)
+    Prefill is compute-bound (2 x params x prompt tokens FLOPs at an achieved MFU), decode
+    memory-bound (weights + KV read per step at an achieved fraction of HBM bandwidth, plus
+    per-step and per-sequence overheads); the constants are fitted on published vLLM figures
+    and bench/estimate_calibration.py reports the error per figure. In a closed loop at
+    concurrency C every slot turns over once per request, so a request of P prompt and T
+    generated tokens takes W(C) = T x t_step(C) + C x t_prefill. The p99 is taken as
+    p99_factor (1.5) x W. The largest C <= the knee concurrency (32) that meets the p99
+    target is used; Little's law (L = lambda x W) then gives requests/s per replica = C / W(C),
+    and replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
+    Measured figures override the decode rates (`--tokens-per-gpu`, lint options): then
+    W(C) = T x max(C / knee, 1 / single) + C x t_prefill.
 """
 
 from __future__ import annotations
@@ -33,12 +32,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from archform.estimate import serving
 from archform.spec.catalog import load_catalog
 from archform.spec.models.inference import InferenceFleet, ServedModel
 
 GIB = 1024**3
-BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 2, "int4": 2}
+BYTES_PER_PARAM = serving.BYTES_PER_PARAM
+KV_BYTES = serving.KV_BYTES
 DEFAULT_UTILIZATION = 0.9
 RUNTIME_OVERHEAD_GIB = 0.83  # CUDA context, activations, graphs (kvplan worked example)
 KNEE_CONCURRENCY = 32
@@ -58,34 +58,6 @@ USABLE_GIB = {
     "H100-NVL": 93.58,
     "H200": 140.4,
 }
-
-# (tokens/s at batch 32, tokens/s single stream) for an 8B bf16 model, per GPU.
-# HBM bandwidth in GB/s scales the derived rows from A100 (1,555 GB/s 40GB; 2,039 GB/s 80GB).
-_A100_KNEE, _A100_SINGLE, _A100_BW = 1933.0, 75.0, 1555.0
-_BANDWIDTH = {
-    "A10": 600,
-    "A10G": 600,
-    "L4": 300,
-    "T4": 320,
-    "V100": 900,
-    "H200": 4800,
-    "B200": 8000,
-    "H100-NVL": 3900,
-    "MI300X": 5300,
-    "A100": 2039,
-    "A100-40GB": 1555,
-}
-THROUGHPUT_8B: dict[str, tuple[float, float, str]] = {
-    "H100": (2462.0, 75.0 * 3350 / _A100_BW, "measured knee; single derived from bandwidth"),
-    "A100": (1933.0, 75.0 * 2039 / _A100_BW, "measured knee; single derived"),
-    "A100-40GB": (_A100_KNEE, _A100_SINGLE, "measured (vLLM sweep; aihardwareindex)"),
-    "L40S": (1124.0, 75.0 * 864 / _A100_BW, "measured knee; single derived"),
-}
-for _gpu, _bw in _BANDWIDTH.items():
-    THROUGHPUT_8B.setdefault(
-        _gpu,
-        (_A100_KNEE * _bw / _A100_BW, _A100_SINGLE * _bw / _A100_BW, "derived from HBM bandwidth"),
-    )
 
 # Public configs of common dense models: (params, layers, kv_heads, head_dim).
 REFERENCE_SHAPES: dict[str, tuple[float, int, int, int]] = {
@@ -129,10 +101,14 @@ class Capacity:
     """Replicas needed for the peak, against what the pool can reach."""
 
     gpu: str
-    tokens_per_gpu_knee: float
-    tokens_per_gpu_single: float
+    tokens_per_gpu_knee: float  # decode tok/s per GPU at the knee concurrency
+    tokens_per_gpu_single: float  # decode tok/s per GPU of one stream
     assumption: str
     replica_gpus: int
+    prompt_tokens: int
+    prefill_ms: float  # one prompt on one replica
+    ttft_ms: float
+    decode_bound: str
     concurrency_per_replica: int
     latency_ms: float
     p99_ms: float
@@ -222,23 +198,15 @@ def memory_fit_for(
     )
 
 
-def tokens_per_gpu(
-    gpu_model: str,
-    params: float,
-    precision: str,
-    knee: float | None = None,
-    single: float | None = None,
-) -> tuple[float, float, str]:
-    """(knee tok/s, single-stream tok/s, source) per GPU for this model, scaled from 8B bf16."""
-    base_knee, base_single, source = THROUGHPUT_8B.get(
-        gpu_model, (_A100_KNEE * 0.5, _A100_SINGLE * 0.5, "unknown GPU: half an A100 assumed")
-    )
-    scale = (8e9 * 2.0) / (params * BYTES_PER_PARAM[precision])
-    k = knee if knee is not None else base_knee * scale
-    s = single if single is not None else base_single * scale
-    if knee is not None or single is not None:
-        source = "overridden"
-    return k, s, source
+def _hardware(gpu_name: str) -> tuple[serving.Hardware, str]:
+    """Rates of the GPU, or half an A100-40GB when the calibration does not know it."""
+    hw = serving.hardware(gpu_name)
+    if hw is not None:
+        return hw, "prefill/decode model calibrated on published vLLM figures"
+    ref = serving.hardware("A100-40GB")
+    assert ref is not None
+    half = serving.Hardware(gpu_name, ref.hbm_gbs / 2, ref.dense_tflops / 2, ref.source)
+    return half, f"unknown GPU {gpu_name}: half an A100-40GB assumed"
 
 
 def capacity(
@@ -257,19 +225,38 @@ def capacity(
     gpu_name = gpu.model if gpu else "unknown"
     per_node = gpu.per_node if gpu else 1
     tp = fleet.server.tensor_parallel
-    knee, single, source = tokens_per_gpu(
-        gpu_name,
-        fleet.model.params,
-        fleet.model.precision,
-        knee_tokens_per_gpu,
-        single_tokens_per_gpu,
-    )
-    rep_knee, rep_single = knee * tp, single * tp
+    hw, source = _hardware(gpu_name)
+    shape = model_shape(fleet.model)
+    precision = fleet.model.precision
+
+    def timing(c: int) -> serving.Timing:
+        return serving.timing(
+            hw,
+            serving.Workload(
+                params=fleet.model.params,
+                precision=precision,
+                kv_bytes_per_token=kv_bytes_per_token(shape, precision),
+                tensor_parallel=tp,
+                prompt_tokens=traffic.prompt_tokens_per_request,
+                output_tokens=traffic.tokens_per_request,
+                concurrency=c,
+            ),
+        )
+
+    at_knee, alone = timing(knee_concurrency), timing(1)
+    knee = knee_tokens_per_gpu or knee_concurrency / at_knee.step_s / tp
+    single = single_tokens_per_gpu or alone.decode_tps / tp
+    overridden = knee_tokens_per_gpu is not None or single_tokens_per_gpu is not None
+    if overridden:
+        source = "overridden"
     tokens = traffic.tokens_per_request
     target_s = traffic.p99_latency_ms / 1000.0
 
     def latency(c: int) -> float:
-        return tokens * max(c / rep_knee, 1.0 / rep_single)
+        t = timing(c)
+        if overridden:
+            return tokens * max(c / (knee * tp), 1.0 / (single * tp)) + c * t.prefill_s
+        return t.e2e_s
 
     concurrency = 1
     for c in range(knee_concurrency, 0, -1):
@@ -286,12 +273,17 @@ def capacity(
     nodes_needed = math.ceil(needed_region / replicas_per_node)
     nodes_max = fleet.gpu_pool.max_nodes_per_region
     replicas_max = nodes_max * per_node // tp
+    chosen = timing(concurrency)
     return Capacity(
         gpu=gpu_name,
         tokens_per_gpu_knee=knee,
         tokens_per_gpu_single=single,
         assumption=source,
         replica_gpus=tp,
+        prompt_tokens=traffic.prompt_tokens_per_request,
+        prefill_ms=chosen.prefill_s * 1000.0,
+        ttft_ms=chosen.ttft_s * 1000.0,
+        decode_bound=chosen.bound,
         concurrency_per_replica=concurrency,
         latency_ms=w * 1000.0,
         p99_ms=w * p99_factor * 1000.0,

@@ -45,12 +45,15 @@ def today_from_env() -> dt.date:
     value = os.environ.get("ARCHFORM_TODAY")
     if not value:
         return dt.date.today()
+    return parse_today(value, "ARCHFORM_TODAY")
+
+
+def parse_today(value: str, where: str) -> dt.date:
+    """A YYYY-MM-DD date given on the command line or in the environment."""
     try:
         return dt.date.fromisoformat(value)
     except ValueError:
-        raise UsageError(
-            f"ARCHFORM_TODAY={value!r} is not a date", "use the form 2026-11-30"
-        ) from None
+        raise UsageError(f"{where}={value!r} is not a date", "use the form 2026-11-30") from None
 
 
 def lint(

@@ -23,8 +23,9 @@ class MockResource:
     name: str
     inputs: dict[str, Any]
     provider: str
-    # Logical names of the resources this one waits for (depends_on and inputs from them).
-    dependencies: tuple[str, ...] = ()
+    urn: str = ""
+    dependencies: tuple[str, ...] = ()  # URNs: depends_on plus the resources of its inputs
+    parent: str = ""
 
 
 @dataclass(slots=True)
@@ -34,6 +35,9 @@ class MockRun:
     project: str
     resources: list[MockResource] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+    # Violations of the policy pack beside the program ({policy, message, urn}); None when
+    # it was not evaluated.
+    violations: list[dict[str, str]] | None = None
 
     def of_type(self, type_token: str) -> list[MockResource]:
         """Resources of one type token (e.g. 'aws:ec2/launchTemplate:LaunchTemplate')."""
@@ -45,17 +49,17 @@ class MockRun:
 
     def depends_on(self, resource: MockResource) -> set[str]:
         """Logical names of everything `resource` waits for, directly or transitively."""
-        by_name = {r.name: r for r in self.resources}
+        by_urn = {r.urn: r for r in self.resources}
         seen: set[str] = set()
         todo = list(resource.dependencies)
         while todo:
-            name = todo.pop()
-            if name in seen:
+            urn = todo.pop()
+            if urn in seen:
                 continue
-            seen.add(name)
-            if name in by_name:
-                todo.extend(by_name[name].dependencies)
-        return seen
+            seen.add(urn)
+            if urn in by_urn:
+                todo.extend(by_urn[urn].dependencies)
+        return {urn.rsplit("::", 1)[-1] for urn in seen}
 
     def counts(self) -> dict[str, int]:
         """Resource count per type, sorted by type."""
@@ -117,7 +121,9 @@ _TYPE_OUTPUTS: dict[str, Any] = {
         "vpcConfig": dict(inputs.get("vpcConfig") or {}, clusterSecurityGroupId=f"{name}-sg"),
     },
     "gcp:container/cluster:Cluster": lambda name, inputs: {
-        "masterAuth": {"clusterCaCertificate": _MOCK_CA}
+        "masterAuth": {"clusterCaCertificate": _MOCK_CA},
+        # GKE reports the running version; at creation it is the requested minimum.
+        "masterVersion": inputs.get("minMasterVersion"),
     },
     "gcp:compute/globalAddress:GlobalAddress": lambda name, inputs: {"address": "203.0.113.10"},
     "gcp:serviceaccount/account:Account": lambda name, inputs: {
@@ -146,33 +152,13 @@ _TYPE_OUTPUTS: dict[str, Any] = {
 }
 
 
-def _record_dependencies(monitor: Any, pending: list[tuple[str, ...]]) -> None:
-    """Pass each registration's dependencies (URNs -> logical names) to the recorder.
-
-    The SDK's mock monitor drops `RegisterResourceRequest.dependencies` before calling
-    `Mocks.new_resource`; this wraps its RegisterResource to keep them.
-    """
-    register = monitor.RegisterResource
-
-    def wrapped(request: Any) -> Any:
-        urns = set(request.dependencies)
-        for deps in request.propertyDependencies.values():
-            urns.update(deps.urns)
-        pending.append(tuple(sorted(u.rsplit("::", 1)[-1] for u in urns)))
-        try:
-            return register(request)
-        finally:
-            pending.clear()
-
-    monitor.RegisterResource = wrapped
-
-
 def run_program(
     project_dir: Path, config: dict[str, str] | None = None, stack: str = "mock"
 ) -> MockRun:
     """Execute `project_dir/__main__.py` under mocks; return what it registered."""
     import pulumi
     import pulumi.runtime
+    from pulumi.runtime.mocks import MockMonitor
 
     project_dir = project_dir.resolve()
     meta = (project_dir / "Pulumi.yaml").read_text("utf-8")
@@ -185,15 +171,33 @@ def run_program(
         project_dir.name,
     )
     run = MockRun(project)
+    pending: dict[str, Any] = {}
 
-    pending: list[tuple[str, ...]] = []
+    class Monitor(MockMonitor):
+        """The SDK's mock monitor, also keeping each registration's URN and dependencies."""
+
+        def RegisterResource(self, request: Any) -> Any:
+            pending["urn"] = self.make_urn(request.parent, request.type, request.name)
+            urns = set(request.dependencies)
+            for deps in request.propertyDependencies.values():
+                urns.update(deps.urns)
+            pending["dependencies"] = tuple(sorted(urns))
+            pending["parent"] = str(request.parent or "")
+            return super().RegisterResource(request)  # type: ignore[no-untyped-call]
 
     class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
             inputs = _plain(args.inputs)
-            deps = pending.pop() if pending else ()
             run.resources.append(
-                MockResource(args.typ, args.name, inputs, str(args.provider or ""), deps)
+                MockResource(
+                    args.typ,
+                    args.name,
+                    inputs,
+                    str(args.provider or ""),
+                    pending.pop("urn", ""),
+                    pending.pop("dependencies", ()),
+                    pending.pop("parent", ""),
+                )
             )
             state = _computed(args.typ, args.name, inputs)
             return f"{args.name}-id", state
@@ -235,8 +239,10 @@ def run_program(
                 return {"name": "mock-region", "region": "mock-region"}
             return {}
 
-    pulumi.runtime.set_mocks(Recorder(), project=project, stack=stack, preview=False)
-    _record_dependencies(pulumi.runtime.settings.get_monitor(), pending)
+    recorder = Recorder()
+    pulumi.runtime.set_mocks(
+        recorder, project=project, stack=stack, preview=False, monitor=Monitor(recorder)
+    )
     full = {k if ":" in k else f"{project}:{k}": v for k, v in (config or {}).items()}
     pulumi.runtime.set_all_config(full)
     before = set(sys.modules)

@@ -145,13 +145,13 @@ def preview_steps(run: MockRun, stack: str = "mock") -> list[dict[str, Any]]:
     """Every registered resource with its full inputs, shaped like `pulumi preview --json` steps.
 
     Each step is ``{"op": "create", "urn": ..., "newState": {"type", "inputs", "provider"}}``
-    (the fields of a preview step a policy engine reads), in registration order. The URN has
-    no parent-type chain: the mock records the type and name a resource was registered with.
+    (the fields of a preview step a policy engine reads), in registration order, with the URN
+    the SDK's mock monitor made for it (parent-type chain included).
     """
     return [
         {
             "op": "create",
-            "urn": f"urn:pulumi:{stack}::{run.project}::{r.type}::{r.name}",
+            "urn": r.urn or f"urn:pulumi:{stack}::{run.project}::{r.type}::{r.name}",
             "newState": {"type": r.type, "inputs": r.inputs, "provider": r.provider},
         }
         for r in run.resources
@@ -179,8 +179,14 @@ def summary(path: str, run: MockRun, mocked: list[str]) -> dict[str, Any]:
     }
 
 
-def run_in_subprocess(project: Path, config: dict[str, str], timeout: float = 300) -> MockRun:
-    """Run a project under mocks in a fresh interpreter; raise RuntimeError with its error."""
+def run_in_subprocess(
+    project: Path, config: dict[str, str], timeout: float = 300, policy: bool = False
+) -> MockRun:
+    """Run a project under mocks in a fresh interpreter; raise RuntimeError with its error.
+
+    With `policy`, the policy pack beside the program is evaluated on the recorded graph
+    too (`MockRun.violations`).
+    """
     env = dict(os.environ)
     src = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
@@ -193,6 +199,7 @@ def run_in_subprocess(project: Path, config: dict[str, str], timeout: float = 30
                 "archform.verify.pulumi_projects",
                 str(project),
                 json.dumps(config),
+                *(["--policy"] if policy else []),
             ],
             capture_output=True,
             text=True,
@@ -207,8 +214,11 @@ def run_in_subprocess(project: Path, config: dict[str, str], timeout: float = 30
         tagged = [ln[len(_ERROR_TAG) :] for ln in lines if ln.startswith(_ERROR_TAG)]
         raise RuntimeError((tagged or lines or [f"exit code {proc.returncode}"])[-1])
     data = json.loads(proc.stdout)
-    run = MockRun(data["project"], outputs=data["outputs"])
-    run.resources = [MockResource(**r) for r in data["resources"]]
+    run = MockRun(data["project"], outputs=data["outputs"], violations=data.get("violations"))
+    run.resources = [
+        MockResource(**{**r, "dependencies": tuple(r.get("dependencies", ()))})
+        for r in data["resources"]
+    ]
     return run
 
 
@@ -221,13 +231,34 @@ def _main(argv: list[str]) -> int:
     except MockProgramError as exc:
         sys.stderr.write(_ERROR_TAG + " ".join(str(exc).split()) + "\n")
         return 1
+    violations = None
+    if "--policy" in argv[2:]:
+        from archform.verify.policy_pack import evaluate, load_policies, pack_of
+
+        pack = pack_of(project)
+        if pack is not None:
+            try:
+                found = evaluate(load_policies(pack), run.resources)
+            except Exception as exc:  # a broken pack is a failed check, reported in one line
+                sys.stderr.write(_ERROR_TAG + f"policy pack: {type(exc).__name__}: {exc}\n")
+                return 1
+            violations = [{"policy": v.policy, "message": v.message, "urn": v.urn} for v in found]
     out = {
         "project": run.project,
         "resources": [
-            {"type": r.type, "name": r.name, "inputs": r.inputs, "provider": r.provider}
+            {
+                "type": r.type,
+                "name": r.name,
+                "inputs": r.inputs,
+                "provider": r.provider,
+                "urn": r.urn,
+                "dependencies": list(r.dependencies),
+                "parent": r.parent,
+            }
             for r in run.resources
         ],
         "outputs": run.outputs,
+        "violations": violations,
     }
     sys.stdout.write(json.dumps(out, sort_keys=True) + "\n")
     return 0

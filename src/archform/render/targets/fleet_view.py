@@ -137,17 +137,32 @@ def key_prefix(uri: str) -> str:
     return path
 
 
+def pool_suffix(instance_type: str) -> str:
+    """Four hex digits of the GPU instance type, appended to every GPU pool name.
+
+    A pool's instance type cannot change in place (EKS node groups, GKE node pools and AKS
+    agent pools are replaced), and a replacement under the same name either collides with
+    the pool it replaces or must delete all GPU capacity first. With the type in the name,
+    a type change is a new pool beside the old one: Pulumi creates it, then deletes the old
+    pool, whose nodes the provider drains.
+    """
+    return hashlib.sha256(instance_type.encode("utf-8")).hexdigest()[:4]
+
+
 def _pools(fleet: InferenceFleet, per_node: int) -> list[dict[str, Any]]:
     pool = fleet.gpu_pool
     spot = pool.purchase == "spot"
     floor = min(pool.on_demand_floor_per_region, pool.max_nodes_per_region) if spot else 0
+    sfx = pool_suffix(pool.instance_type)  # AKS: <= 12 lowercase alphanumerics
     pools: list[dict[str, Any]] = []
     if floor:
-        pools.append({"name": "gpuod", "spot": False, "min": floor, "max": floor, "gpus": per_node})
+        pools.append(
+            {"name": f"gpuod{sfx}", "spot": False, "min": floor, "max": floor, "gpus": per_node}
+        )
     if not spot or pool.max_nodes_per_region > floor:
         pools.append(
             {
-                "name": "gpuspot" if spot else "gpu",
+                "name": f"gpuspot{sfx}" if spot else f"gpu{sfx}",
                 "spot": spot,
                 "min": max(0, pool.min_nodes_per_region - floor),
                 "max": pool.max_nodes_per_region - floor,

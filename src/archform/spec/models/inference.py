@@ -151,12 +151,23 @@ class Traffic(Strict):
     tokens_per_request: Annotated[int, Field(ge=1, le=1_000_000)] = Field(
         default=256, description="Mean generated tokens per request (sizing assumption)."
     )
+    prompt_tokens_per_request: Annotated[int, Field(ge=1, le=10_000_000)] = Field(
+        default=1024,
+        description="Mean prompt tokens per request: prefill work (sizing assumption).",
+    )
 
 
 class KubernetesSettings(Strict):
     """Kubernetes version and who may reach the API server."""
 
-    version: Annotated[str, Field(pattern=r"^1\.\d{2}$", description='Quoted: "1.30"')] = "1.30"
+    version: Annotated[
+        str,
+        Field(
+            pattern=r"^1\.\d{2}$",
+            description='Quoted: "1.36". Lint rule INF011 checks it against the provider\'s '
+            "support calendar.",
+        ),
+    ] = "1.36"
     api_access_cidrs: list[Ipv4Cidr] = Field(default_factory=list)
 
 

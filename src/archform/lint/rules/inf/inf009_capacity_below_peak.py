@@ -6,11 +6,12 @@ Estimates with `archform.estimate.inference.capacity` (Little's law) how many re
 `gpu_pool.max_nodes_per_region` cannot hold them, or when no concurrency meets the p99
 target at all.
 
-- per-GPU decode throughput at the knee and for one stream, scaled from an 8B bf16
-  reference by bytes of weights (override with `knee_tokens_per_gpu` /
-  `single_tokens_per_gpu`);
-- a request of T tokens takes W(C) = T x max(C / knee, 1 / single) at concurrency C,
-  p99 = `p99_factor` x W;
+- prefill of `traffic.prompt_tokens_per_request` is compute-bound (2 x params FLOPs per
+  prompt token), decode memory-bound (weights + KV read per step), with constants
+  calibrated on published vLLM figures (bench/RESULTS-estimate.md); measured decode rates
+  override the model (`knee_tokens_per_gpu` / `single_tokens_per_gpu`);
+- a request of T tokens takes W(C) = T x decode step(C) + C x prefill at concurrency C
+  (every slot turns over once per request), p99 = `p99_factor` x W;
 - replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
 
 ## Why is this bad?
@@ -44,7 +45,7 @@ gpu_pool:
   instance_type: g6.xlarge
   min_nodes_per_region: 2
   max_nodes_per_region: 4
-traffic: {peak_rps: 5, p99_latency_ms: 30000}
+traffic: {peak_rps: 2, p99_latency_ms: 30000}
 ```
 
 ## References

@@ -149,6 +149,7 @@ def region_stack(r: dict) -> dict:
                      "total_max_node_count": FLEET["system_pool"]["nodes"] + 2,
                      "location_policy": "BALANCED"},
         node_config=node_config(FLEET["system_pool"]["instance"], gpu=False, spot=False),
+        version=cluster.master_version,  # nodes follow the control plane's version
         management={"auto_repair": True, "auto_upgrade": True})
     pools = [gcp.container.NodePool(
         f"{key}-{p['name']}", name=p["name"], cluster=cluster.id, location=region,
@@ -156,6 +157,7 @@ def region_stack(r: dict) -> dict:
         autoscaling={"total_min_node_count": p["min"], "total_max_node_count": p["max"],
                      "location_policy": "ANY" if p["spot"] else "BALANCED"},
         node_config=node_config(FLEET["gpu_instance"], gpu=True, spot=p["spot"]),
+        version=cluster.master_version,  # nodes follow the control plane's version
         management={"auto_repair": True, "auto_upgrade": True},
         upgrade_settings={"max_surge": 1, "max_unavailable": 0}) for p in FLEET["gpu_pools"]]
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=kubeconfig(cluster),

@@ -167,6 +167,7 @@ def region_stack(r: dict) -> dict:
             "max_count": system["nodes"] + 2, "availability_zones": ZONES,
             "node_labels": {POOL_LABEL: "system"}, "enable_node_public_ip": False,
             "os_disk_size_gb": FLEET["disk"]["system_node_gib"], "vnet_subnet_id": nodes.id,
+            "orchestrator_version": FLEET["k8s_version"],
         }],
         auto_upgrade_profile={"upgrade_channel": "patch"},
         tags=TAGS,

@@ -217,6 +217,9 @@ def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, g
         node_group_name=name, node_role_arn=node_role.arn, subnet_ids=subnets,
         instance_types=[instance], capacity_type="SPOT" if spot else "ON_DEMAND",
         ami_type="AL2023_x86_64_NVIDIA" if gpu else "AL2023_x86_64_STANDARD",
+        # Pinned to the control plane: a version change upgrades the control plane, then
+        # each node group in a rolling update (UpdateNodegroupVersion).
+        version=cluster.version,
         launch_template={"id": template.id, "version": template.latest_version.apply(str)},
         scaling_config={"desired_size": max(lo, 1) if not gpu else lo, "min_size": lo,
                         "max_size": hi},

@@ -1,0 +1,99 @@
+"""Target `policy`: a Pulumi CrossGuard policy pack beside each fleet and Platform program.
+
+Output (relative to the document's root): pulumi/policy/ with PulumiPolicy.yaml,
+__main__.py (serves the pack), policies.py (the policies and what this program is expected
+to hold), requirements.txt and README.md. `pulumi preview --policy-pack policy` enforces the
+invariants in a real account; `archform verify` evaluates policies.py on the mock-recorded
+resource graph of the program next to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archform.render.env import render
+from archform.render.target import Target
+from archform.render.targets.fleet import SDK_PINS, fleet_data
+from archform.render.targets.k8s_objects import fleet_objects
+from archform.render.targets.platform import FLEET_SERVICE_ACCOUNT, SUPPORTED
+from archform.render.writer import GeneratedFile
+from archform.spec import BlueprintSet, Document
+from archform.spec.models.inference import InferenceFleet
+from archform.spec.models.platform import Platform
+
+PACK = "pulumi/policy"
+# pulumi-policy the generated requirements pin: the version `archform verify` evaluates with.
+PINS = {"pulumi-policy": "1.21.0", "pulumi": SDK_PINS["pulumi"]}
+# Node-disk allowance for the server image and the OS, GiB; an assumption the pack's
+# config overrides (`imageGib`), not a measured image size.
+IMAGE_ALLOWANCE_GIB = 30
+
+
+def _serving_account(view: dict[str, Any]) -> str:
+    """The service account the generated Deployments run as."""
+    for objects in fleet_objects(view).values():
+        for obj in objects:
+            if obj.get("kind") == "Deployment":
+                return str(obj["spec"]["template"]["spec"].get("serviceAccountName", "default"))
+    return "default"
+
+
+def fleet_expect(fleet: InferenceFleet) -> dict[str, Any]:
+    """What the fleet program must hold, from the blueprint."""
+    view = fleet_data(fleet)
+    return {
+        "program": fleet.name,
+        "kind": "fleet",
+        "provider": view["provider"],
+        "k8s_version": view["k8s_version"],
+        "deployer_cidrs": list(fleet.kubernetes.api_access_cidrs),
+        "serving": {"namespace": fleet.name, "service_account": _serving_account(view)},
+        "weights": {
+            r["name"].lower(): {"bucket": r["weights_bucket"], "replica": r["replica_bucket"]}
+            for r in view["regions"]
+        },
+        "gpus_per_node": view["gpus_per_node"],
+        "image_gib": IMAGE_ALLOWANCE_GIB,
+    }
+
+
+def registry_expect(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
+    """What the Platform's registry program must hold."""
+    return {
+        "program": f"{platform.name}-registry",
+        "kind": "registry",
+        "provider": platform.registry.provider,
+        "k8s_version": fleet.kubernetes.version,
+        "deployer_cidrs": list(fleet.kubernetes.api_access_cidrs),
+        "serving": {"namespace": fleet.name, "service_account": FLEET_SERVICE_ACCOUNT},
+        "weights": {"*": {"bucket": platform.registry.bucket, "replica": None}},
+        "gpus_per_node": 0,
+        "image_gib": IMAGE_ALLOWANCE_GIB,
+    }
+
+
+def pack_files(expect: dict[str, Any]) -> list[GeneratedFile]:
+    """The pack's files for one program."""
+    ctx = {"expect": expect, "pack_name": f"{expect['program']}-invariants", "pins": PINS}
+    names = ("PulumiPolicy.yaml", "__main__.py", "policies.py", "requirements.txt", "README.md")
+    return [GeneratedFile.text(f"{PACK}/{n}", render(f"policy/{n}.j2", ctx)) for n in names]
+
+
+def _applies(doc: Document) -> bool:
+    if isinstance(doc.model, InferenceFleet):
+        return True
+    return isinstance(doc.model, Platform) and doc.model.registry.provider in SUPPORTED
+
+
+def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
+    model = doc.model
+    if isinstance(model, InferenceFleet):
+        return pack_files(fleet_expect(model))
+    assert isinstance(model, Platform)
+    found = blueprints.by_name.get(model.inference)
+    if found is None or not isinstance(found.model, InferenceFleet):
+        return []  # the platform target reports the missing fleet
+    return pack_files(registry_expect(model, found.model))
+
+
+TARGET = Target(name="policy", applies=_applies, render=_render)

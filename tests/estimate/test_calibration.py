@@ -1,0 +1,83 @@
+"""The prefill/decode model against the published figures it is calibrated on.
+
+Expected values are the published benchmark figures recorded (with their URLs) in
+spec/data/serving_calibration.yaml; bench/estimate_calibration.py prints the same table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import pytest
+
+from archform.estimate import inference, serving
+from archform.spec import InferenceFleet, load_paths
+from support import BLUEPRINTS
+
+CAL = serving.load_calibration()
+FITTED = [p for p in CAL.points if p.fit]
+
+
+@pytest.mark.parametrize("point", FITTED, ids=[p.id for p in FITTED])
+def test_fitted_figures_are_within_30_percent(point: serving.Point) -> None:
+    estimate = serving.predict(point)
+    assert abs(math.log(estimate / point.value)) <= math.log(1.3), (
+        f"{point.id}: estimate {estimate:.1f} vs published {point.value} ({point.source})"
+    )
+
+
+def test_out_of_family_figures_are_reported_not_fitted() -> None:
+    nim = [p for p in CAL.points if not p.fit]
+    assert nim and all("NIM" in p.engine for p in nim)
+    # Still within a factor of 1.5 of NVIDIA's published TensorRT-LLM figures.
+    for p in nim:
+        assert abs(math.log(serving.predict(p) / p.value)) <= math.log(1.5), p.id
+
+
+def test_stored_constants_are_a_local_optimum_of_the_fit() -> None:
+    stored = CAL.constants
+    best = serving.loss(CAL.points, stored)
+    steps = {"mbu": 0.02, "mfu": 0.05, "step_overhead_ms": 0.5, "per_sequence_ms": 0.05}
+    for deltas in itertools.product((-1, 0, 1), repeat=len(steps)):
+        changes = {
+            name: max(0.0, getattr(stored, name) + d * step)
+            for (name, step), d in zip(steps.items(), deltas, strict=True)
+        }
+        neighbour = dataclasses.replace(stored, **changes)
+        if neighbour.mbu > 1 or neighbour.mfu > 1 or neighbour.mbu <= 0 or neighbour.mfu <= 0:
+            continue
+        assert serving.loss(CAL.points, neighbour) >= best - 1e-9, changes
+
+
+def test_every_figure_and_rate_has_a_public_source() -> None:
+    for p in CAL.points:
+        assert p.source.startswith("https://"), p.id
+        assert serving.hardware(p.gpu) is not None, p.gpu
+    for hw in CAL.hardware.values():
+        assert hw.source.startswith("https://") and hw.hbm_gbs > 0 and hw.dense_tflops > 0
+
+
+def test_prefill_is_compute_bound_and_decode_memory_bound() -> None:
+    a10, a100 = serving.hardware("A10"), serving.hardware("A100-40GB")
+    assert a10 is not None and a100 is not None
+    w = serving.Workload(8.03e9, "bf16", 128 * 1024, 1, 1024, 128, 1)
+    t10, t100 = serving.timing(a10, w), serving.timing(a100, w)
+    # Prefill follows the tensor rate (125 vs 312 TFLOPS), decode the bandwidth (600 vs 1555).
+    assert t10.prefill_s / t100.prefill_s == pytest.approx(312 / 125, rel=1e-6)
+    assert t10.bound == t100.bound == "memory"
+    longer = serving.timing(a10, dataclasses.replace(w, prompt_tokens=2048))
+    assert longer.prefill_s == pytest.approx(2 * t10.prefill_s)
+
+
+def test_prompt_length_drives_replicas() -> None:
+    doc = load_paths([BLUEPRINTS / "inference-3region-a10.yaml"]).of_kind(InferenceFleet)[0]
+    fleet = doc.model
+    assert isinstance(fleet, InferenceFleet) and fleet.traffic is not None
+    short = inference.capacity(fleet)
+    long_traffic = fleet.traffic.model_copy(update={"prompt_tokens_per_request": 2048})
+    long = inference.capacity(fleet.model_copy(update={"traffic": long_traffic}))
+    assert short is not None and long is not None
+    assert long.prefill_ms == pytest.approx(short.prefill_ms * 8)
+    assert long.replicas_needed_total > 2 * short.replicas_needed_total
