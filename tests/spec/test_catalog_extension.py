@@ -83,3 +83,27 @@ def test_one_entry_in_a_catalog_copy_is_enough(tmp_path: Path, suffix: str) -> N
         p.read_text() for p in (tmp_path / "out" / "newfleet").rglob("*") if p.is_file()
     )
     assert "nvidia-h100-mega-80gb" in manifests
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "says"),
+    [
+        (None, "missing.yaml", "cannot read it"),
+        ("gpus: [unclosed\n", "bad.yaml", "not valid YAML"),
+        ("{}", "empty.json", "not a catalog"),
+        ("gpus: {}\ninstances: {x1: {family: nope}}\n", "fam.yaml", "unknown family 'nope'"),
+        ("gpus: {}\ninstances: {x1: {provider: aws}}\n", "keys.yaml", "lacks a key"),
+    ],
+)
+def test_a_broken_catalog_is_a_usage_error(
+    tmp_path: Path, content: str | None, name: str, says: str
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content, "utf-8")
+    (tmp_path / "bp.yaml").write_text(TRAINING, "utf-8")
+    result = run_cli(["validate", "bp.yaml"], cwd=tmp_path, env={"ARCHFORM_CATALOG": str(path)})
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ARCHFORM_CATALOG=") or line.startswith("error: catalog:")
+    assert says in line and "(hint: " in line

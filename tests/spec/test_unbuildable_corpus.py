@@ -1,4 +1,6 @@
-"""Blueprints that used to load, lint clean and then fail only in `archform generate`.
+"""Blueprints that used to load, lint clean and then fail only in `archform generate`
+(one, fleet-gcp-no-accelerator, even generated: with the T4 accelerator name for any n1-
+machine, whatever its GPU).
 
 Each is refused by `archform validate` now, at the culprit's file:line:col with a hint
 (the first line of the file says where: `# error-at: LINE:COL`), and `lint` and

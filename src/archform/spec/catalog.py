@@ -22,6 +22,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from archform.spec.errors import UsageError
+
 CATALOG_ENV = "ARCHFORM_CATALOG"
 
 
@@ -188,7 +190,10 @@ def _opt_str(value: Any) -> str | None:
 def _instance(name: str, entry: dict[str, Any], families: dict[str, Any]) -> InstanceInfo:
     family = entry.get("family")
     if family is not None and family not in families:
-        raise ValueError(f"catalog: instance {name} names unknown family {family!r}")
+        raise UsageError(
+            f"catalog: instance {name} names unknown family {family!r}",
+            "add the family under `families:` or fix the entry's `family:`",
+        )
     raw = {**(families.get(family) or {}), **entry} if family else entry
     if family:
         raw["source"] = entry.get("source", "")
@@ -240,17 +245,37 @@ def _lustre(provider: str, raw: dict[str, Any]) -> LustreService:
 def catalog_data() -> dict[str, Any]:
     """The raw catalog: $ARCHFORM_CATALOG when set, else the bundled JSON twin of catalog.yaml."""
     override = os.environ.get(CATALOG_ENV)
-    if override:
-        path = Path(override)
-        text = path.read_text("utf-8")
-        if path.suffix in (".yaml", ".yml"):
-            from ruamel.yaml import YAML
-
-            loaded: dict[str, Any] = YAML(typ="safe").load(text)
-            return loaded
-    else:
+    if not override:
         text = resources.files("archform.spec").joinpath("data/catalog.json").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
+        bundled: dict[str, Any] = json.loads(text)
+        return bundled
+    path = Path(override)
+    hint = "point it at a copy of archform's catalog.yaml, or unset it"
+    try:
+        text = path.read_text("utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"{CATALOG_ENV}={override}: cannot read it ({exc.strerror})", hint
+        ) from None
+    data: Any
+    if path.suffix in (".yaml", ".yml"):
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+
+        try:
+            data = YAML(typ="safe").load(text)
+        except YAMLError as exc:
+            raise UsageError(f"{CATALOG_ENV}={override}: not valid YAML ({exc})", hint) from None
+    else:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"{CATALOG_ENV}={override}: not valid JSON ({exc})", hint) from None
+    if not isinstance(data, dict) or not {"gpus", "instances"} <= set(data):
+        raise UsageError(
+            f"{CATALOG_ENV}={override}: not a catalog (no gpus/instances sections)",
+            hint,
+        )
     return data
 
 
@@ -276,4 +301,12 @@ def _load(override: str | None) -> Catalog:
 
 def load_catalog() -> Catalog:
     """The catalog (loaded once per $ARCHFORM_CATALOG value; bundled when it is unset)."""
-    return _load(os.environ.get(CATALOG_ENV) or None)
+    override = os.environ.get(CATALOG_ENV) or None
+    try:
+        return _load(override)
+    except (KeyError, TypeError, ValueError) as exc:
+        where = f"{CATALOG_ENV}={override}" if override else "the bundled catalog"
+        raise UsageError(
+            f"{where}: an entry lacks a key or has a wrong type ({type(exc).__name__}: {exc})",
+            "compare the entry with its neighbours in catalog.yaml; every key is required",
+        ) from None
