@@ -20,6 +20,11 @@ def read_text(path: Path, display: str) -> str:
     so a read can neither run forever nor block; the read itself stops at the cap too, in case
     the file grows while it is read.
     """
+    return decode(read_regular(path, display, MAX_BYTES), display)
+
+
+def read_regular(path: Path, display: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; anything else is a SpecError."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -33,26 +38,26 @@ def read_text(path: Path, display: str) -> str:
             display,
             Pos(1, 1),
             f"is a {_file_kind(info.st_mode)}, not a regular file; refusing to read it",
-            "pass a blueprint file saved on disk (write piped YAML to a file first)",
+            "pass a file saved on disk (write piped input to a file first)",
         )
-    if info.st_size > MAX_BYTES:
-        raise _too_big(display, info.st_size)
+    if info.st_size > limit:
+        raise _too_big(display, info.st_size, limit)
     try:
         with path.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+            raw = handle.read(limit + 1)
     except OSError as exc:
         raise SpecError.at(display, Pos(1, 1), f"cannot read file: {exc.strerror}") from None
-    if len(raw) > MAX_BYTES:
-        raise _too_big(display, len(raw))
-    return decode(raw, display)
+    if len(raw) > limit:
+        raise _too_big(display, len(raw), limit)
+    return raw
 
 
-def _too_big(display: str, size: int) -> SpecError:
+def _too_big(display: str, size: int, limit: int) -> SpecError:
     return SpecError.at(
         display,
         Pos(1, 1),
         f"file is {size / 1e6:.1f} MB or more; blueprints are limited to "
-        f"{MAX_BYTES // 1024 // 1024} MiB",
+        f"{limit // 1024 // 1024} MiB",
         "a blueprint describes nodes by count, not one by one; split very large host lists",
     )
 
