@@ -36,6 +36,7 @@ from archform.spec.source import (  # noqa: E402
     parse_documents,
 )
 
+NOTES = "<!-- notes: kept when the table above is regenerated -->"
 BASE = (ROOT / "blueprints" / "onprem-h100-ib-lustre.yaml").read_text().rstrip() + "\n"
 
 
@@ -139,6 +140,8 @@ def main() -> None:
             "",
         ]
     )
+    if ns.output.exists() and NOTES in ns.output.read_text():
+        text += "\n" + NOTES + ns.output.read_text().split(NOTES, 1)[1]
     ns.output.write_text(text)
     print(f"spread {spread:.2f}x; wrote {ns.output}")
 
