@@ -136,3 +136,19 @@ def test_missing_bucket(config: Path, checkpoint: Path, endpoint: str) -> None:
     assert code == 2
     (line,) = err.splitlines()
     assert line.startswith("error: s3://sivaro-models: the registry bucket does not exist"), line
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_config_that_is_not_a_regular_file_is_refused(
+    tmp_path: Path, checkpoint: Path, kind: str
+) -> None:
+    if kind == "fifo":
+        config = tmp_path / "promote.json"
+        os.mkfifo(config)  # nobody writes it: reading would block forever
+    else:
+        config = Path("/dev/zero")  # reading would never end
+    code, err = promote(config, checkpoint)
+    assert code == 2
+    (line,) = err.splitlines()
+    assert line.startswith(f"error: {config}: is a "), line
+    assert "not a regular file; refusing to read it" in line

@@ -34,13 +34,13 @@ Check = Callable[["RuleContext", Any], Iterable[Hit]]
 class NoOptions(BaseModel):
     """A rule without options."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Options(BaseModel):
-    """Base for rule options (thresholds): unknown keys are rejected."""
+    """Base for rule options (thresholds): unknown keys, `true` for a number, NaN refused."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from archform.spec import UsageError
+from archform.spec import SpecError, UsageError
+from archform.spec.files import read_regular
 
 SCHEMA = "archform.promote/v2"
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")  # fullmatch
@@ -48,10 +49,11 @@ def load_config(path: Path) -> PromoteConfig:
     """Read and check a promote.json; manifest folders resolve relative to it."""
     hint = "use the promote.json that `archform generate` wrote for the Platform"
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        message = f"{path}: cannot read the promotion config ({exc.strerror})"
-        raise UsageError(message, hint) from None
+        # regular files of at most 1 MiB: a FIFO or /dev/zero is refused, never read
+        data = json.loads(read_regular(path, str(path), 1024 * 1024).decode("utf-8"))
+    except SpecError as exc:
+        problem = exc.problems[0]
+        raise UsageError(f"{path}: {problem.message}", hint) from None
     except ValueError as exc:
         raise UsageError(f"{path}: not JSON ({exc})", hint) from None
     try:

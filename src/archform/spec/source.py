@@ -1,6 +1,7 @@
-"""Reading YAML with positions: ruamel round-trip nodes -> plain data + a SourceMap.
+"""Reading YAML with positions: composed nodes -> plain data + a SourceMap.
 
-Safety limits live here: file size, encoding, duplicate keys, tabs, alias bombs, depth.
+Safety limits live here (duplicate keys, tabs, alias bombs, depth) and in files.py (file
+type, size, encoding).
 """
 
 from __future__ import annotations
@@ -8,11 +9,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
-import stat
+import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -22,9 +22,11 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from archform.spec import fastyaml
 from archform.spec.errors import Pos, SpecError
 from archform.spec.fastyaml import MAP, SCALAR, SEQ, YNode
+from archform.spec.files import MAX_BYTES, decode, read_text
 from archform.spec.paths import Loc
 
-MAX_BYTES = 16 * 1024 * 1024  # documented in docs/blueprint.md (Limits)
+__all__ = ["MAX_BYTES", "RawDocument", "SourceMap", "decode", "parse_documents", "read_text"]
+
 MAX_NODES = 250_000  # nodes reached through aliases (alias bombs), per file
 MAX_DEPTH = 64
 # The longest integer a blueprint can need is a 64-bit slurm.conf value (20 digits); anything
@@ -73,92 +75,6 @@ class RawDocument:
 class _Budget:
     def __init__(self) -> None:
         self.nodes = 0
-
-
-def read_text(path: Path, display: str) -> str:
-    """Read a blueprint file: regular files only, size cap, strict UTF-8, no NUL, BOM stripped.
-
-    Devices (/dev/zero), FIFOs and sockets are refused from `stat` before anything is opened,
-    so a read can neither run forever nor block; the read itself stops at the cap too, in case
-    the file grows while it is read.
-    """
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise SpecError.at(display, Pos(1, 1), "file not found", "check the path") from None
-    except OSError as exc:
-        raise SpecError.at(display, Pos(1, 1), f"cannot read file: {exc.strerror}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise SpecError.at(display, Pos(1, 1), "is a directory, expected a YAML file")
-    if not stat.S_ISREG(info.st_mode):
-        raise SpecError.at(
-            display,
-            Pos(1, 1),
-            f"is a {_file_kind(info.st_mode)}, not a regular file; refusing to read it",
-            "pass a blueprint file saved on disk (write piped YAML to a file first)",
-        )
-    if info.st_size > MAX_BYTES:
-        raise _too_big(display, info.st_size)
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise SpecError.at(display, Pos(1, 1), f"cannot read file: {exc.strerror}") from None
-    if len(raw) > MAX_BYTES:
-        raise _too_big(display, len(raw))
-    return decode(raw, display)
-
-
-def _too_big(display: str, size: int) -> SpecError:
-    return SpecError.at(
-        display,
-        Pos(1, 1),
-        f"file is {size / 1e6:.1f} MB or more; blueprints are limited to "
-        f"{MAX_BYTES // 1024 // 1024} MiB",
-        "a blueprint describes nodes by count, not one by one; split very large host lists",
-    )
-
-
-def _file_kind(mode: int) -> str:
-    kinds = (
-        (stat.S_ISFIFO, "FIFO (named pipe)"),
-        (stat.S_ISCHR, "character device"),
-        (stat.S_ISBLK, "block device"),
-        (stat.S_ISSOCK, "socket"),
-    )
-    return next((word for test, word in kinds if test(mode)), "special file")
-
-
-def decode(raw: bytes, display: str) -> str:
-    """Decode bytes as UTF-8, pointing at the first bad byte when that fails."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        before = raw[: exc.start]
-        line = before.count(b"\n") + 1
-        column = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise SpecError.at(
-            display,
-            Pos(line, column),
-            f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})",
-            "save the file as UTF-8",
-        ) from None
-    text = text.removeprefix("\ufeff")
-    if "\x00" in text:
-        head = text[: text.index("\x00")]
-        raise SpecError.at(
-            display,
-            Pos(head.count("\n") + 1, len(head) - (head.rfind("\n") + 1) + 1),
-            "file contains a NUL byte; it looks binary, not YAML",
-            "pass the YAML blueprint, or remove the NUL byte",
-        )
-    if not text.strip() or all(
-        not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()
-    ):
-        raise SpecError.at(
-            display, Pos(1, 1), "file is empty", "start from `archform init --preset NAME`"
-        )
-    return text
 
 
 def _yaml_error(display: str, exc: YAMLError, text: str = "") -> SpecError:
@@ -276,6 +192,7 @@ class _Converter:
         self.budget = budget
         self.constructor = constructor
         self.seen: set[int] = set()
+        self.scalars: dict[int, Any] = {}
 
     def fail(self, pos: Pos, message: str, hint: str = "") -> SpecError:
         return SpecError.at(self.smap.file, pos, message, hint)
@@ -325,6 +242,17 @@ class _Converter:
         text = str(node.value)
         if tag == _CORE + "str":
             return text
+        known = self.scalars.get(id(node), _UNSET)  # an alias of a scalar already read
+        if known is _UNSET:
+            known = self.scalars[id(node)] = self._construct(node, tag, text)
+        return known
+
+    def _construct(self, node: YNode, tag: str, text: str) -> Any:
+        quick = _QUICK.get(tag)
+        if quick is not None:
+            value = quick(text)
+            if value is not _UNSET:
+                return value
         if tag == _CORE + "int" and len(text) > MAX_INT_CHARS:
             raise self.fail(
                 _mark(node),
@@ -390,6 +318,31 @@ class _Converter:
             for key, value in extra.items():
                 out.setdefault(key, value)
         return out
+
+
+_UNSET: Any = object()
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+
+
+def _quick_int(text: str) -> Any:
+    return int(text) if _DECIMAL.fullmatch(text) else _UNSET
+
+
+def _quick_bool(text: str) -> Any:
+    return {"true": True, "false": False}.get(text.lower(), _UNSET)
+
+
+# The common scalars, built without ruamel's constructor (same values as it gives); anything
+# else (octal, hex, underscores, floats, dates) goes through ruamel's SafeConstructor.
+def _quick_null(text: str) -> Any:
+    return None
+
+
+_QUICK: dict[str, Callable[[str], Any]] = {
+    _CORE + "int": _quick_int,
+    _CORE + "bool": _quick_bool,
+    _CORE + "null": _quick_null,
+}
 
 
 def _scalar(node: Any) -> Any:

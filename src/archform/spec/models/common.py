@@ -19,7 +19,14 @@ class Strict(BaseModel):
     """Base for every blueprint model: frozen, unknown keys rejected."""
 
     # strict: `nodes: true` is an error, not 1; `nodes: "32"` is an error, not 32.
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False, strict=True)
+    # allow_inf_nan=False: `.inf`, `.nan` and `1e999` are errors in every float field.
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        str_strip_whitespace=False,
+        strict=True,
+        allow_inf_nan=False,
+    )
 
 
 def _pattern(regex: str, what: str, example: str, hint: str) -> AfterValidator:

@@ -48,6 +48,9 @@ fabric: {kind: infiniband, gbps_per_node: 3200}
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -58,7 +61,7 @@ from archform.spec.models.training import TrainingCluster
 class Fac001Options(Options):
     """Highest rack power for air cooling, kW."""
 
-    max_air_kw: float = 40.0
+    max_air_kw: Annotated[float, Field(gt=0, le=500)] = 40.0
 
 
 @rule(

@@ -45,6 +45,9 @@ gpu_pool:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -54,7 +57,7 @@ from archform.lint.rule import Options, rule
 class Inf003Options(Options):
     """Minimum GPU nodes per region."""
 
-    min_nodes: int = 2
+    min_nodes: Annotated[int, Field(ge=1, le=100_000)] = 2
 
 
 @rule(code="INF003", name="single-replica-region", severity="error", options=Inf003Options)

@@ -58,6 +58,9 @@ gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_re
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.estimate import inference
 from archform.lint.context import RuleContext
@@ -68,7 +71,7 @@ from archform.lint.rule import Options, rule
 class Inf008Options(Options):
     """Fraction of GPU memory the engine may use."""
 
-    gpu_memory_utilization: float = inference.DEFAULT_UTILIZATION
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] = inference.DEFAULT_UTILIZATION
 
 
 @rule(code="INF008", name="model-does-not-fit", severity="error", options=Inf008Options)

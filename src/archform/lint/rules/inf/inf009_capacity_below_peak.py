@@ -58,6 +58,9 @@ traffic: {peak_rps: 2, p99_latency_ms: 30000}
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.estimate import inference
 from archform.lint.context import RuleContext
@@ -68,10 +71,10 @@ from archform.lint.rule import Options, rule
 class Inf009Options(Options):
     """Throughput assumptions of the capacity model."""
 
-    knee_tokens_per_gpu: float | None = None
-    single_tokens_per_gpu: float | None = None
-    p99_factor: float = inference.P99_FACTOR
-    knee_concurrency: int = inference.KNEE_CONCURRENCY
+    knee_tokens_per_gpu: Annotated[float, Field(gt=0, le=1e7)] | None = None
+    single_tokens_per_gpu: Annotated[float, Field(gt=0, le=1e7)] | None = None
+    p99_factor: Annotated[float, Field(ge=1, le=100)] = inference.P99_FACTOR
+    knee_concurrency: Annotated[int, Field(ge=1, le=100_000)] = inference.KNEE_CONCURRENCY
 
 
 @rule(code="INF009", name="capacity-below-peak", severity="warning", options=Inf009Options)

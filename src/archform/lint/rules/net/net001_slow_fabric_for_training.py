@@ -52,6 +52,9 @@ fabric:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -61,8 +64,8 @@ from archform.lint.rule import Options, rule
 class Net001Options(Options):
     """Fabric floor for multi-node training."""
 
-    min_gbps: int = 200
-    min_gpus: int = 16
+    min_gbps: Annotated[int, Field(ge=1, le=100_000)] = 200
+    min_gpus: Annotated[int, Field(ge=1, le=10_000_000)] = 16
 
 
 @rule(code="NET001", name="slow-fabric-for-training", severity="error", options=Net001Options)

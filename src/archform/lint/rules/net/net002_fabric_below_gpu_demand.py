@@ -49,6 +49,9 @@ fabric:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -58,8 +61,8 @@ from archform.lint.rule import Options, rule
 class Net002Options(Options):
     """Fabric bandwidth per GPU floor."""
 
-    min_gbps_per_gpu: float = 100.0
-    min_gpus: int = 16
+    min_gbps_per_gpu: Annotated[float, Field(gt=0, le=100_000)] = 100.0
+    min_gpus: Annotated[int, Field(ge=1, le=10_000_000)] = 16
 
 
 @rule(code="NET002", name="fabric-below-gpu-demand", severity="warning", options=Net002Options)

@@ -66,6 +66,9 @@ training:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.estimate import allreduce
 from archform.lint.context import RuleContext
@@ -78,11 +81,11 @@ REFERENCE_GBPS = 3200  # 8 x 400 Gbps NDR, the H100-class node fabric, for compa
 class Net008Options(Options):
     """Thresholds and assumptions of the step-time model."""
 
-    exposed_fraction_threshold: float = 0.30
-    mfu: float = allreduce.MFU
-    overlap: float = allreduce.OVERLAP
-    bus_efficiency: float = allreduce.BUS_EFFICIENCY
-    bucket_mib: float = allreduce.BUCKET_MIB
+    exposed_fraction_threshold: Annotated[float, Field(gt=0, le=1)] = 0.30
+    mfu: Annotated[float, Field(gt=0, le=1)] = allreduce.MFU
+    overlap: Annotated[float, Field(ge=0, le=1)] = allreduce.OVERLAP
+    bus_efficiency: Annotated[float, Field(gt=0, le=1)] = allreduce.BUS_EFFICIENCY
+    bucket_mib: Annotated[float, Field(gt=0, le=65_536)] = allreduce.BUCKET_MIB
 
 
 @rule(code="NET008", name="allreduce-dominates-step", severity="warning", options=Net008Options)

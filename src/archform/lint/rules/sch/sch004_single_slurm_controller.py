@@ -46,6 +46,9 @@ scheduler:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -56,7 +59,7 @@ from archform.spec.models.training import TrainingCluster
 class Sch004Options(Options):
     """Node count above which a backup controller is expected."""
 
-    max_nodes: int = 64
+    max_nodes: Annotated[int, Field(ge=1, le=100_000)] = 64
 
 
 @rule(code="SCH004", name="single-slurm-controller", severity="warning", options=Sch004Options)

@@ -66,6 +66,9 @@ storage:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.estimate import storage as est
 from archform.lint.context import RuleContext
@@ -78,8 +81,8 @@ PARALLEL = frozenset({"lustre", "gpfs", "weka"})
 class Sto003Options(Options):
     """Ingest and checkpoint budgets."""
 
-    data_gbps_per_8_gpus: float = est.DATA_GBPS_PER_8_GPUS
-    checkpoint_budget: float = 0.10
+    data_gbps_per_8_gpus: Annotated[float, Field(gt=0, le=100_000)] = est.DATA_GBPS_PER_8_GPUS
+    checkpoint_budget: Annotated[float, Field(gt=0, le=1)] = 0.10
 
 
 @rule(code="STO003", name="parallel-fs-too-slow", severity="warning", options=Sto003Options)

@@ -48,6 +48,9 @@ compute:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -58,7 +61,7 @@ from archform.spec.paths import Loc
 class Trn003Options(Options):
     """Checkpoint interval (minutes) at or below which spot is only a warning."""
 
-    checkpoint_interval_minutes: int = 15
+    checkpoint_interval_minutes: Annotated[int, Field(ge=1, le=10_080)] = 15
 
 
 @rule(code="TRN003", name="spot-training", severity="error", options=Trn003Options)

@@ -43,6 +43,9 @@ fabric: {kind: ethernet, gbps_per_node: 100}
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated
+
+from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
@@ -52,7 +55,7 @@ from archform.lint.rule import Options, rule
 class Trn004Options(Options):
     """Smallest GPU count for which multi-node training pays off."""
 
-    min_gpus: int = 16
+    min_gpus: Annotated[int, Field(ge=1, le=10_000_000)] = 16
 
 
 @rule(code="TRN004", name="multi-node-below-16-gpus", severity="warning", options=Trn004Options)
