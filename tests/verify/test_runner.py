@@ -135,3 +135,47 @@ def test_cli_reports_each_checks_duration(tmp_path: Path) -> None:
     assert "verify: kubernetes-validate started" in run.stderr  # plain lines: stderr is a pipe
     bad = run_cli(["verify", str(out), "--jobs", "0"])
     assert bad.returncode == 2 and "--jobs 0 must be at least 1" in bad.stderr
+
+
+def test_cli_draws_a_live_line_on_a_terminal(tmp_path: Path) -> None:
+    """stderr on a pseudo-terminal: one redrawn line (\\r + erase), no per-event lines."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from support import ROOT
+
+    out = tmp_path / "fleet"
+    gen = run_cli(
+        ["generate", str(BLUEPRINTS / "inference-h100-single-region.yaml"), "-o", str(out)]
+    )
+    assert gen.returncode == 0, gen.stderr
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "archform", "verify", str(out), "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    stdout, _ = proc.communicate(timeout=600)
+    os.close(master)
+    tty = b"".join(chunks).decode("utf-8", "replace")
+    assert proc.returncode == 0, stdout.decode()
+    assert "\r\x1b[K" in tty and "\n" not in tty  # redrawn in place, never a new line
+    assert "verify 0/2" in tty and "verify 2/2" in tty
+    assert "pulumi ok" in tty and "kubernetes-validate ok" in tty
+    assert "verify: pulumi started" not in tty  # not the plain-line format
+    assert tty.endswith("\r\x1b[K")
+    assert b"TIME" in stdout
