@@ -76,7 +76,14 @@ def test_merge_joins_adjacent_intervals() -> None:
 
 @pytest.mark.parametrize(
     ("share", "text"),
-    [(1.0, "100%"), (0.0, "0%"), (0.5, "50.0%"), (1e-9, "0.0000001%"), (0.99999999, "99.999999%")],
+    [
+        (1.0, "100%"),
+        (0.0, "0%"),
+        (0.5, "50.0%"),
+        (2**22 / 3702258688, "0.113%"),
+        (1e-9, "0.000000100%"),
+        (0.99999999, "99.999999%"),
+    ],
 )
 def test_percent_never_rounds_to_the_ends(share: float, text: str) -> None:
     assert percent(share) == text

@@ -9,6 +9,7 @@ with sources). Overlapping and adjacent ranges are merged first, so `[0.0.0.0/1,
 from __future__ import annotations
 
 import ipaddress
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -127,12 +128,15 @@ def exposure(cidrs: Iterable[str]) -> list[Exposure]:
 
 
 def percent(share: float) -> str:
-    """A share as a percentage that never rounds a non-zero share to 0 or a partial one to 100."""
+    """A share as a percentage: three significant digits below 1%, never rounded to 0 or 100."""
     value = share * 100
     if value == 0 or value == 100:
         return f"{value:.0f}%"
+    if value < 1:
+        digits = max(1, 2 - math.floor(math.log10(value)))
+        return f"{value:.{digits}f}%"
     for digits in range(1, 12):
         text = f"{value:.{digits}f}"
-        if 0 < float(text) < 100:
+        if float(text) < 100:
             return f"{text}%"
     return f"{value:.3g}%"
