@@ -4,64 +4,33 @@ The same dicts are embedded in the Pulumi program (created there as typed
 pulumi_kubernetes resources) and written as YAML manifests that kubernetes-validate
 checks in strict mode, so what is validated is exactly what is deployed.
 
-Sources (shared/reference/inference-fleets.md §1): probes on the model endpoint and
-liveness on /health (llm-d readiness guide); drain = preStop sleep 15 s + shutdown
-budget under terminationGracePeriodSeconds (llm-d); /dev/shm as a memory emptyDir and
-the KEDA trigger on vllm:num_requests_waiting (vLLM production-stack); PDB
-maxUnavailable 1 (Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree rule).
+Probes: readiness and startup on the model endpoint, liveness on /health
+(https://llm-d.ai/docs/guide); /dev/shm as a memory emptyDir; PDB maxUnavailable 1; zone
+spread with ScheduleAnyway. The weights pipeline is in k8s_weights, Service, entry point
+and autoscaler objects in k8s_traffic.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Any
 
 from archform.render.targets import k8s_weights as weights
 from archform.render.targets.fleet_view import GPU_POOL_LABEL
+from archform.render.targets.k8s_common import SERVERS
+from archform.render.targets.k8s_common import meta as _meta
+from archform.render.targets.k8s_traffic import (
+    dns_label,
+    gateway_address,
+    gcp_global,
+    scaled_object,
+    service,
+)
+
+__all__ = ["SERVERS", "dns_label", "fleet_objects", "gateway_address", "pre_stop"]
 
 # After the preStop hook the server gets SIGTERM; this long to release the GPUs and exit.
 SHUTDOWN_S = 30
-PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
-SERVICE_ACCOUNT = weights.READER_SA
-
-# Per server kind: readiness (model loaded) and liveness paths, Prometheus metric names.
-# vLLM: /v1/models lists the served model only once it is loaded (llm-d readiness guide).
-# TGI /health, Triton /v2/health/ready, NIM /v1/health/ready are each server's documented
-# "ready" routes; their metric names are from the servers' metric docs [unverified here].
-SERVERS: dict[str, dict[str, str]] = {
-    # vLLM renamed gpu_cache_usage_perc to kv_cache_usage_perc (vLLM metrics doc); the query
-    # takes whichever the pinned image exports ("a|b" -> PromQL `a or b`).
-    "vllm": {
-        "ready": "/v1/models",
-        "live": "/health",
-        "queue": "vllm:num_requests_waiting",
-        "running": "vllm:num_requests_running",
-        "kv": "vllm:kv_cache_usage_perc|vllm:gpu_cache_usage_perc",
-        "ok": "vllm:request_success_total",
-    },
-    "tgi": {
-        "ready": "/health",
-        "live": "/info",
-        "queue": "tgi_queue_size",
-        "kv": "tgi_batch_current_size",
-        "ok": "tgi_request_success",
-    },
-    "triton": {
-        "ready": "/v2/health/ready",
-        "live": "/v2/health/live",
-        "queue": "nv_inference_pending_request_count",
-        "kv": "nv_inference_pending_request_count",
-        "ok": "nv_inference_request_success",
-    },
-    "nim": {
-        "ready": "/v1/health/ready",
-        "live": "/v1/health/live",
-        "queue": "num_requests_waiting",
-        "kv": "gpu_cache_usage_perc",
-        "ok": "request_success_total",
-    },
-}
 
 
 def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -113,18 +82,6 @@ def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
         {"name": "NIM_SERVER_PORT", "value": port},
     ]
     return [], env
-
-
-def _meta(
-    name: str, ns: str | None, labels: dict[str, str], annotations: dict[str, str] | None = None
-) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if ns is not None:
-        meta["namespace"] = ns
-    meta["labels"] = dict(labels)
-    if annotations:
-        meta["annotations"] = dict(sorted(annotations.items()))
-    return meta
 
 
 # vLLM's SIGTERM handler cancels the HTTP server task, aborting requests in flight
@@ -315,225 +272,6 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def service(v: dict[str, Any]) -> dict[str, Any]:
-    """The Service in front of the servers (how it is exposed depends on the entry point)."""
-    name = v["name"]
-    provider, public = v["provider"], v["global_lb"]
-    annotations: dict[str, str] = {}
-    kind = "LoadBalancer"
-    ready = SERVERS[v["server"]["kind"]]["ready"]
-    if provider == "aws":
-        aws = "service.beta.kubernetes.io/aws-load-balancer-"
-        annotations[aws + "type"] = "nlb"
-        # Internal even behind Global Accelerator, which reaches NLBs in private subnets of a
-        # VPC with an internet gateway (https://docs.aws.amazon.com/global-accelerator/latest/
-        # dg/about-endpoints.sipp-caveats.html), so the regions are not reachable directly.
-        annotations[aws + "internal"] = "true"
-        # Global Accelerator uses the NLB's target-group health for NLB endpoints: check the
-        # model endpoint over HTTP there (https://cloud-provider-aws.sigs.k8s.io/
-        # service_controller/), not just that the port is open.
-        annotations[aws + "healthcheck-protocol"] = "http"
-        annotations[aws + "healthcheck-path"] = ready
-        annotations[aws + "healthcheck-port"] = "traffic-port"
-    elif provider == "azure":
-        az = "service.beta.kubernetes.io/azure-"
-        annotations[az + "load-balancer-health-probe-protocol"] = "http"
-        annotations[az + "load-balancer-health-probe-request-path"] = ready
-        if public:
-            annotations[az + "dns-label-name"] = dns_label(v)
-            # Origin lock at the network: the load balancer's NSG admits only Front Door's
-            # backend ranges (https://cloud-provider-azure.sigs.k8s.io/topics/loadbalancer/).
-            annotations[az + "allowed-service-tags"] = "AzureFrontDoor.Backend"
-        else:
-            annotations[az + "load-balancer-internal"] = "true"
-    elif public:
-        kind = "ClusterIP"  # exported to the multi-cluster Gateway
-    else:
-        annotations["networking.gke.io/load-balancer-type"] = "Internal"
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": _meta(name, name, {"app.kubernetes.io/name": name}, annotations),
-        "spec": {
-            "type": kind,
-            "selector": {"app.kubernetes.io/name": name},
-            "ports": [
-                {
-                    "name": "http",
-                    "port": v["server"]["port"],
-                    "targetPort": "http",
-                    "protocol": "TCP",
-                }
-            ],
-        },
-    }
-
-
-def dns_label(v: dict[str, Any]) -> str:
-    """Azure public DNS label of a region's Service: <label>.<region>.cloudapp.azure.com.
-
-    Labels are unique per region across all of Azure, so a stable hash of the fleet name is
-    appended to make a clash with another tenant unlikely.
-    """
-    return f"{v['name']}-{hashlib.sha256(v['name'].encode()).hexdigest()[:6]}"
-
-
-def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
-    """KEDA ScaledObject: Prometheus query on the server's own load metric."""
-    name = v["name"]
-    kind = v["server"]["kind"]
-    m = SERVERS[kind]
-    sel = f'{{namespace="{name}"}}'
-    metric, target = v["autoscaling"]["metric"], v["autoscaling"]["target"]
-    queries = {
-        "queue_depth": (f"sum({m['queue']}{sel})", "AverageValue"),
-        "requests_per_second": (f"sum(rate({m['ok']}{sel}[1m]))", "AverageValue"),
-        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m['kv'].split('|'))})", "Value"),
-        "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
-    }
-    threshold = float(target)
-    if metric == "queue_depth" and "running" in m:
-        # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
-        # the rest, so the threshold is a full batch plus the blueprint's queue target.
-        running = f"sum({m['running']}{sel})"
-        queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
-        threshold += v["serving"]["max_num_seqs"]
-    query, metric_type = queries[metric]
-    r = v["replicas"]
-    fallback = (
-        # KEDA applies a fallback only to AverageValue triggers (ScaledObject spec).
-        {"failureThreshold": 3, "replicas": v["serving"]["fallback_replicas"]}
-        if metric_type == "AverageValue"
-        else None
-    )
-    return {
-        "apiVersion": "keda.sh/v1alpha1",
-        "kind": "ScaledObject",
-        "metadata": _meta(name, name, {"app.kubernetes.io/name": name}),
-        "spec": {
-            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-            "pollingInterval": 15,
-            "cooldownPeriod": 360,
-            "minReplicaCount": r["min"],
-            "maxReplicaCount": r["max"],
-            # `fallback` (https://keda.sh/docs/2.16/reference/scaledobject-spec/#fallback):
-            # after 3 failed reads of Prometheus KEDA sets the replicas the estimate says
-            # the region needs at peak, not a small fixed count that would shed load.
-            **({"fallback": fallback} if fallback else {}),
-            "advanced": {
-                "horizontalPodAutoscalerConfig": {
-                    "behavior": {
-                        "scaleUp": {
-                            "stabilizationWindowSeconds": 0,
-                            "policies": [{"type": "Pods", "value": 4, "periodSeconds": 60}],
-                        },
-                        "scaleDown": {
-                            "stabilizationWindowSeconds": 600,
-                            "policies": [{"type": "Pods", "value": 1, "periodSeconds": 120}],
-                        },
-                    }
-                }
-            },
-            "triggers": [
-                {
-                    "type": "prometheus",
-                    "metricType": metric_type,
-                    "metadata": {
-                        "serverAddress": PROMETHEUS,
-                        "query": query,
-                        "threshold": _num(threshold),
-                    },
-                }
-            ],
-        },
-    }
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
-def gateway_address(v: dict[str, Any]) -> str:
-    """Name of the reserved global IP the multi-cluster Gateway uses (GCP)."""
-    return f"{v['name']}-gateway"
-
-
-def _gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
-    name = v["name"]
-    labels = {"app.kubernetes.io/name": name}
-    objs: list[dict[str, Any]] = [
-        {
-            "apiVersion": "net.gke.io/v1",
-            "kind": "ServiceExport",
-            "metadata": _meta(name, name, labels),
-        }
-    ]
-    if not config_cluster:
-        return objs
-    backend = {"group": "net.gke.io", "kind": "ServiceImport", "name": name}
-    objs += [
-        {
-            "apiVersion": "gateway.networking.k8s.io/v1",
-            "kind": "Gateway",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "gatewayClassName": "gke-l7-global-external-managed-mc",
-                "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
-                "listeners": [
-                    {
-                        "name": "http",
-                        "protocol": "HTTP",
-                        "port": 80,
-                        "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]},
-                    }
-                ],
-            },
-        },
-        {
-            "apiVersion": "gateway.networking.k8s.io/v1",
-            "kind": "HTTPRoute",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "parentRefs": [{"kind": "Gateway", "name": name}],
-                "rules": [{"backendRefs": [{**backend, "port": v["server"]["port"]}]}],
-            },
-        },
-        {
-            # The global external Application LB times backend requests out after 30 s by
-            # default; a generation may run longer
-            # (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
-            "apiVersion": "networking.gke.io/v1",
-            "kind": "GCPBackendPolicy",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "default": {
-                    "timeoutSec": v["serving"]["request_timeout_s"],
-                    "connectionDraining": {"drainingTimeoutSec": v["serving"]["drain_s"]},
-                },
-                "targetRef": backend,
-            },
-        },
-        {
-            "apiVersion": "networking.gke.io/v1",
-            "kind": "HealthCheckPolicy",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "default": {
-                    "config": {
-                        "type": "HTTP",
-                        "httpHealthCheck": {
-                            "port": v["server"]["port"],
-                            "requestPath": SERVERS[v["server"]["kind"]]["ready"],
-                        },
-                    }
-                },
-                "targetRef": backend,
-            },
-        },
-    ]
-    return objs
-
-
 def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, Any]]:
     """All objects of one region's cluster, in apply order."""
     name = v["name"]
@@ -567,7 +305,7 @@ def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, 
         scaled_object(v),
     ]
     if v["provider"] == "gcp" and v["global_lb"]:
-        objs += _gcp_global(v, config_cluster=region["index"] == 0)
+        objs += gcp_global(v, config_cluster=region["index"] == 0)
     return objs
 
 
