@@ -4,11 +4,16 @@ The same dicts are embedded in the Pulumi program (created there as typed
 pulumi_kubernetes resources) and written as YAML manifests that kubernetes-validate
 checks in strict mode, so what is validated is exactly what is deployed.
 
-Sources (shared/reference/inference-fleets.md §1): probes on the model endpoint and
+Sources (URLs below): probes on the model endpoint and
 liveness on /health (llm-d readiness guide); drain = preStop sleep 15 s + shutdown
 budget under terminationGracePeriodSeconds (llm-d); /dev/shm as a memory emptyDir and
 the KEDA trigger on vllm:num_requests_waiting (vLLM production-stack); PDB
 maxUnavailable 1 (Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree rule).
+- llm-d: https://llm-d.ai/docs/usage/readiness-probes
+- vLLM production-stack: https://github.com/vllm-project/production-stack (helm/templates)
+- Gatekeeper: https://open-policy-agent.github.io/gatekeeper-library/website/validation/poddisruptionbudget
+- Kyverno: https://kyverno.io/policies/other/pdb-maxunavailable/pdb-maxunavailable
+- datree: https://hub.datree.io/built-in-rules/prevent-pods-becoming-unschedulable
 """
 
 from __future__ import annotations
