@@ -1,26 +1,26 @@
 """Gradient synchronisation vs compute per training step: an alpha-beta ring model.
 
 Used by lint rule NET008 and meant for later estimates. Every constant below is a default
-that callers (and lint config) can override; sources are shared/reference/training-clusters.md
-(cited as TC) unless stated.
+that callers (and lint config) can override. Sources are cited inline; [derived] marks this
+module's own arithmetic from those sources.
 
 Communication (one optimizer step)
     Gradient bytes      S = P x bytes per gradient element (bf16/fp16/fp8 runs keep bf16
-                        gradients: 2 bytes; fp32: 4).                                    [TC s6]
+                        gradients: 2 bytes; fp32: 4).                                    [derived]
     Data-parallel volume: plain DP / DDP / ZeRO-1/2 move 2 Psi elements per step
                         (reduce-scatter + all-gather = one allreduce); ZeRO-3 / FSDP
                         full-shard moves 3 Psi = 1.5 x DP (Rajbhandari et al.,
-                        arXiv:1910.02054 s7).                                            [TC s6]
-    Ring allreduce bytes per GPU = 2 (n-1)/n x S (nccl-tests PERFORMANCE.md).            [TC s6]
+                        arXiv:1910.02054 s7).
+    Ring allreduce bytes per GPU = 2 (n-1)/n x S (github.com/NVIDIA/nccl-tests doc/PERFORMANCE.md).
     Bandwidth term      = volume factor x 2 (n-1)/n x S / busbw, where busbw is the node's
                         fabric bandwidth (gbps_per_node / 8) x BUS_EFFICIENCY. Multi-node
                         ring busbw tracks the per-node NIC aggregate: NDR "46-48 GB/s per
-                        NIC" of 50 GB/s line rate, i.e. ~0.92-0.96 (nccl-tests#290); 0.92
+                        NIC" of 50 GB/s line rate, i.e. ~0.92-0.96 (NVIDIA/nccl-tests#290); 0.92
                         is used. Check: 70B bf16 = 140 GB of gradients at ~400 GB/s node
-                        busbw is ~0.7 s unoverlapped.                          [TC s2.1, s6]
+                        busbw is ~0.7 s unoverlapped.                          [derived]
     Latency term        = calls x 2 ceil(log2 nodes) x alpha. The ring's latency grows
                         linearly in n, but NCCL switches to trees/NVLS at scale, so a
-                        log-depth latency is modelled (TC s6 "[D]"). calls = volume /
+                        log-depth latency is modelled (assumption). calls = volume /
                         bucket size (BUCKET_MIB, 256 MiB). alpha per fabric hop is an
                         order-of-magnitude assumption (ALPHA_US, unverified): IB 3 us,
                         RoCE 5 us, EFA 20 us, GPUDirect-TCPX(O) 20 us, TCP ethernet 50 us.

@@ -1,6 +1,6 @@
 """Inference sizing: weights + KV cache per replica, and replicas from traffic (Little's law).
 
-The model, its constants and their sources (reference: shared/reference/inference-fleets.md §4):
+The model, its constants and their sources:
 
 Memory (one replica = `tensor_parallel` GPUs)
     weights      = params x bytes/param (bf16/fp16 2, fp8/int8 1, int4 0.5)
@@ -9,7 +9,8 @@ Memory (one replica = `tensor_parallel` GPUs)
     budget       = usable GPU memory x tensor_parallel x gpu_memory_utilization (vLLM default 0.9)
     KV capacity  = (budget - weights - runtime overhead) / KV per token
     Worked check: Llama-3.1-8B bf16 is 14.96 GiB of weights and 128 KiB/token; on one L4
-    (22.49 GiB usable, utilisation 0.92, 0.83 GiB runtime) about 40k tokens of KV (kvplan).
+    (22.49 GiB usable, utilisation 0.92, 0.83 GiB runtime) about 40k tokens of KV (kvplan's
+    README example, https://pypi.org/project/kvplan/; weights also in vllm#12330).
     Usable memory is what the CUDA runtime reports as total, below the marketed size
     (L4: 22.49 GiB of "24 GB"); see USABLE_GIB.
 

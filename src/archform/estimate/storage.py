@@ -1,19 +1,21 @@
 """Parallel file system throughput and checkpoint write time.
 
-Used by lint rule STO003. Sources: shared/reference/training-clusters.md (TC).
+Used by lint rule STO003. Sources are cited inline (vendor docs, papers).
 
 Throughput
     Managed Lustre (FSx, GCP, Azure) scales with capacity x per-unit tier:
-    throughput MB/s = capacity TiB x tier MB/s per TiB (TC s4 table: PERSISTENT_2 tiers
-    125/250/500/1000 MB/s/TiB, GCP Managed Lustre the same tiers). On-prem file systems
+    throughput MB/s = capacity TiB x tier MB/s per TiB (FSx PERSISTENT_2 tiers 125/250/500/1000
+    MB/s/TiB, https://docs.aws.amazon.com/fsx/latest/LustreGuide/managing-throughput-capacity.html;
+    GCP Managed Lustre the same tiers,
+    https://cloud.google.com/managed-lustre/docs/performance-tiers). On-prem file systems
     are described the same way (aggregate OST bandwidth divided by capacity).
 
 Ingest demand
-    DATA_GBPS_PER_8_GPUS = 1 GB/s of training-data read bandwidth per 8 GPUs (rules-v1
+    DATA_GBPS_PER_8_GPUS = 1 GB/s of training-data read bandwidth per 8 GPUs (the
     STO003 default; an assumption sized for image/video-heavy pipelines, generous for text).
 
 Checkpoint size
-    rules-v1 sizes a full checkpoint at 16 bytes per parameter: ZeRO's count of
+    STO003 sizes a full checkpoint at 16 bytes per parameter: ZeRO's count of
     mixed-precision Adam model states (fp16/bf16 weights 2 + gradients 2 + fp32 master
     weights, momentum and variance 12; Rajbhandari et al., arXiv:1910.02054 s3.1). A
     checkpoint does not need the gradients (~14 bytes/param), so 16 is slightly conservative.

@@ -1,1 +1,1 @@
-"""The rule catalog: one module per rule, in one package per area (see rules-v1)."""
+"""The rule catalog: one module per rule, in one package per area."""

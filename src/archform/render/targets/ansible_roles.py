@@ -32,8 +32,8 @@ VERSIONS: dict[str, str] = {
     "nhc_version": "1.4.3",
 }
 
-# lfs setstripe counts per storage purpose (reference/training-clusters.md section 4, from
-# wiki.lustre.org Lustre_Striping_Best_Practices): files read by every rank -> wide (-1);
+# lfs setstripe counts per storage purpose (from
+# https://wiki.lustre.org/Lustre_Striping_Best_Practices): files read by every rank -> wide (-1);
 # one checkpoint shard per rank -> 1-4; small files (home, scratch) -> 1.
 STRIPE_BY_PURPOSE = {
     "training_data": -1,

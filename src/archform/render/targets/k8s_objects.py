@@ -4,10 +4,15 @@ The same dicts are embedded in the Pulumi program (created there as typed
 pulumi_kubernetes resources) and written as YAML manifests that kubernetes-validate
 checks in strict mode, so what is validated is exactly what is deployed.
 
-Probes: readiness and startup on the model endpoint, liveness on /health
-(https://llm-d.ai/docs/guide); /dev/shm as a memory emptyDir; PDB maxUnavailable 1; zone
-spread with ScheduleAnyway. The weights pipeline is in k8s_weights, Service, entry point
-and autoscaler objects in k8s_traffic.
+Probes: readiness and startup on the model endpoint, liveness on /health (llm-d readiness
+guide); /dev/shm as a memory emptyDir (vLLM production-stack); PDB maxUnavailable 1
+(Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree rule). The weights pipeline is
+in k8s_weights, Service, entry point and autoscaler objects in k8s_traffic.
+- llm-d: https://llm-d.ai/docs/usage/readiness-probes
+- vLLM production-stack: https://github.com/vllm-project/production-stack (helm/templates)
+- Gatekeeper: https://open-policy-agent.github.io/gatekeeper-library/website/validation/poddisruptionbudget
+- Kyverno: https://kyverno.io/policies/other/pdb-maxunavailable/pdb-maxunavailable
+- datree: https://hub.datree.io/built-in-rules/prevent-pods-becoming-unschedulable
 """
 
 from __future__ import annotations

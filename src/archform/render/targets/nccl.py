@@ -1,6 +1,6 @@
 """NCCL environment per fabric, and the nccl-tests bus-bandwidth thresholds.
 
-Sources (reference/training-clusters.md section 2, NCCL env docs and NVIDIA/nccl source):
+Sources (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, NVIDIA/nccl source):
 - NCCL_IB_HCA / NCCL_SOCKET_IFNAME: '=' selects exact names (mlx5_1 would also match mlx5_10).
 - NCCL_CROSS_NIC=0 only on strictly rail-optimized fabrics; default 2 otherwise.
 - RoCE: NCCL_IB_TC = DSCP * 4 (DSCP is the upper six bits of the ToS byte); the GID index is

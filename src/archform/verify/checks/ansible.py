@@ -2,8 +2,8 @@
 
 ansible-lint runs offline with the production profile and a config that turns warnings
 into failures (``warn_list: []``) and enables the experimental ``args`` rule, which checks
-module arguments against each module's argument spec (reference/validation-tooling.md
-section 2: the production profile alone does not report it).
+module arguments against each module's argument spec (measured here with ansible-lint 26.x,
+no public source found: the production profile alone does not report it).
 """
 
 from __future__ import annotations

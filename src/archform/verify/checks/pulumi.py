@@ -6,8 +6,9 @@ the resource graph the program registered (verify/policy_pack.py).
 
 Each project runs in its own interpreter (clean Pulumi runtime state, a timeout). The real
 provider classes build every resource, so a wrong argument name, a missing required
-argument or a wrong container type fails the check (validation-tooling.md s1). Invalid
-enum values are not caught: only the cloud provider rejects those.
+argument or a wrong container type fails the check (measured with pulumi-aws v7 under mocks;
+no public source found). Invalid enum values are not caught: only the cloud provider
+rejects those.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Prepare generated Slurm files for a local, unprivileged-looking slurmctld sandbox.
 
 The rewrite keeps every scheduling-relevant line and changes only what ties the files to
-a real cluster (reference/validation-tooling.md section 3): the controller becomes this
+a real cluster (measured against Slurm 22.05; no public source): the controller becomes this
 host, auth is off (auth/none, cred/none: no munge), state/log/pid paths move into a temp
 folder, ports are free ones, accounting is off (no slurmdbd here), and every node gets a
 loopback NodeAddr so names need not resolve (without it slurmctld retries DNS 10 times per

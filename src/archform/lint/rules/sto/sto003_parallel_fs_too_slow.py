@@ -7,7 +7,7 @@ For a training cluster, computes the throughput of each parallel file system
 - training data below `data_gbps_per_8_gpus` (1 GB/s) per 8 GPUs;
 - checkpoint storage that needs longer than `checkpoint_budget` (10%) of
   `training.checkpoint_interval_minutes` to write one full checkpoint of
-  `training.model_params x 16` bytes (mixed-precision Adam model states, rules-v1).
+  `training.model_params x 16` bytes (mixed-precision Adam model states, arXiv:1910.02054).
 
 Entries without `throughput_mbps_per_tib` are not judged.
 
