@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import runpy
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,23 +172,29 @@ def run_program(
         project_dir.name,
     )
     run = MockRun(project)
-    pending: dict[str, Any] = {}
+    # RegisterResource runs on the SDK's executor threads and calls `new_resource` on the same
+    # thread before it returns: one slot per thread keeps concurrent registrations apart.
+    local = threading.local()
 
     class Monitor(MockMonitor):
         """The SDK's mock monitor, also keeping each registration's URN and dependencies."""
 
         def RegisterResource(self, request: Any) -> Any:
-            pending["urn"] = self.make_urn(request.parent, request.type, request.name)
             urns = set(request.dependencies)
             for deps in request.propertyDependencies.values():
                 urns.update(deps.urns)
-            pending["dependencies"] = tuple(sorted(urns))
-            pending["parent"] = str(request.parent or "")
+            local.pending = {
+                "urn": self.make_urn(request.parent, request.type, request.name),
+                "dependencies": tuple(sorted(urns)),
+                "parent": str(request.parent or ""),
+            }
             return super().RegisterResource(request)  # type: ignore[no-untyped-call]
 
     class Recorder(pulumi.runtime.Mocks):
         def new_resource(self, args: Any) -> tuple[str, dict[str, Any]]:
             inputs = _plain(args.inputs)
+            pending: dict[str, Any] = getattr(local, "pending", {})
+            local.pending = {}
             run.resources.append(
                 MockResource(
                     args.typ,
