@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from archform.spec.defaults import fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem
+from archform.spec.images import image_problems
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 from archform.spec.models.training import TrainingCluster
@@ -120,6 +121,8 @@ def validate_document(raw: RawDocument) -> Document:
     except ValidationError as exc:
         problems.extend(problems_from(exc, raw, model_cls))
         model = None
+    if model is not None and not problems:
+        problems.extend(image_problems(raw))
     if problems:
         problems.sort(key=lambda p: (p.secondary, p.line, p.column))
         raise SpecError(problems)

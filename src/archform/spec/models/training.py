@@ -100,6 +100,11 @@ class Compute(NodeGroup):
     """Compute nodes of the cluster (the primary node group)."""
 
     rack: Rack | None = None
+    image: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,62}$")] | None = Field(
+        default=None,
+        description="Node image id from archform's image table (`archform images`); "
+        "default: the first image of the provider that provides the fabric and Lustre client.",
+    )
     extra_groups: list[NodeGroup] = Field(
         default_factory=list,
         description="Further node groups (e.g. an older GPU generation); linted by TRN007.",
