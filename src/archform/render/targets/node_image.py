@@ -84,7 +84,6 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, Any]]:
     return [
         ("archform_image", image.id),
         ("archform_image_codename", image.codename or ""),
-        ("archform_image_source", image.source),
         ("slurm_install_method", slurm_install_method(image, cluster.scheduler.version)),
         # Preinstalled stacks are kept and version-checked, never installed a second time.
         ("image_driver", image.ships["driver"] or ""),
