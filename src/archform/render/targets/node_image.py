@@ -88,6 +88,7 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, Any]]:
         # Preinstalled stacks are kept and version-checked, never installed a second time.
         ("image_driver", image.ships["driver"] or ""),
         ("image_dcgm", image.ships["dcgm"] or ""),
+        ("image_cuda", image.ships["cuda"] or ""),
         ("image_efa_installer", image.ships["efa_installer"] or ""),
         ("image_doca_ofed", image.ships["doca_ofed"] or ""),
         ("image_lustre_client", image.ships["lustre_client"] or ""),
