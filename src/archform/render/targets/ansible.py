@@ -55,19 +55,22 @@ def context(cluster: TrainingCluster) -> dict[str, Any]:
     """The view-model every Ansible template receives."""
     view = training_view(cluster)
     inventory = ansible_roles.inventory_groups(view)
+    group_vars = _group_vars(cluster, view)
     for group in inventory["compute"].values():
         known = any(a is not None for a in group["addresses"])
         group["range"] = None if known else _ansible_range(group["names"])
     return {
         "view": view,
         "roles": ansible_roles.roles_for(view),
-        "group_vars": _group_vars(cluster, view),
+        "group_vars": group_vars,
         "inventory": inventory,
         "cloud": view["provider"] != "onprem",
         "slurm": slurm_conf.slurm_context(view),
         "nccl_conf": nccl.nccl_conf(view),
         "nccl_exports": nccl.profile_exports(view),
         "nccl_sources": nccl.profile_sources(view),
+        "nccl_container_mounts": nccl.container_mounts(view),
+        "enroot_local_path": dict(group_vars)["enroot_local_path"],
         "storage_names": {
             "lustre": [s["name"] for s in view["storage"] if s["kind"] == "lustre"],
             "nfs": [s["name"] for s in view["storage"] if s["kind"] == "nfs"],

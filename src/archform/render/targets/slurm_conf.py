@@ -220,6 +220,9 @@ def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
             ("Prolog", f"{CONF_DIR}/prolog.sh"),
             ("Epilog", f"{CONF_DIR}/epilog.sh"),
         ]
+    if view["gpu_cluster"]:
+        # NCCL settings into every task's environment (roles/nccl task_prolog.sh).
+        settings.append(("TaskProlog", f"{CONF_DIR}/task_prolog.sh"))
     if sched["containers"] == "pyxis":
         settings.append(("PlugStackConfig", f"{CONF_DIR}/plugstack.conf"))
     if sched["elastic"]:
