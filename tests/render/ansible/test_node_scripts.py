@@ -40,7 +40,9 @@ case "$*" in
     if [ ! -e "$state/watches" ]; then
       echo "Error: Health watches not enabled. Please enable watches. "; exit 253
     fi
-    printf '{\n   "body" : {\n      "Overall Health" : {\n         "value" : "%s"\n      }\n   },\n   "header" : [ "Health Monitor Report" ]\n}\n' "$(cat "$state/verdict")"
+    v=$(cat "$state/verdict")
+    printf '{\n "body" : {\n  "Overall Health" : { "value" : "%s" }\n },\n' "$v"
+    printf ' "header" : [ "Health Monitor Report" ]\n}\n'
     exit 0 ;;
 esac
 exit 1
@@ -186,7 +188,7 @@ def test_nccl_settings_reach_containers_and_keep_the_azure_image_file() -> None:
     assert "/opt/microsoft /opt/microsoft none x-create=dir,bind,ro" in mounts
     tasks = files["ansible/roles/nccl/tasks/main.yml"].decode()
     assert "ansible.builtin.blockinfile:" in tasks and "image_nccl_conf_kept" in tasks
-    assert 'image_nccl_conf_kept: true' in files["ansible/group_vars/all.yml"].decode()
+    assert "image_nccl_conf_kept: true" in files["ansible/group_vars/all.yml"].decode()
     conf = files["ansible/roles/slurm/files/slurm.conf"].decode()
     assert "TaskProlog=/etc/slurm/task_prolog.sh" in conf
 
