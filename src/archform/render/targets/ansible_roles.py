@@ -135,6 +135,13 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ("fabric_azure_topo_file", nccl.AZURE_TOPO_FILES.get(first["instance_type"] or "", "")),
         ("lustre_mounts", storage_mounts(view, "lustre")),
         ("nfs_mounts", storage_mounts(view, "nfs")),
+        (
+            "archform_shared_home",
+            any(
+                s["kind"] in ("nfs", "lustre") and (s["mount"] or "") in ("/home", "/home/")
+                for s in view["storage"]
+            ),
+        ),
         ("nfs_mount_options", _nfs_options(view["provider"])),
         ("enroot_local_path", _local_nvme_path(view["provider"])),
         ("health_nhc", "nhc" in sched["health_checks"]),

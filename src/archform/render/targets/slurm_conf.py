@@ -187,7 +187,8 @@ def global_lines(view: dict[str, Any], version: tuple[int, int]) -> list[Line]:
         ("SlurmdPort", 6818),
         ("MailProg", "/bin/true"),
         ("ReturnToService", 2),
-        ("MpiDefault", "none"),
+        # srun --mpi=pmix by default; the slurm role installs libpmix2 (roles/slurm/pmix.yml).
+        ("MpiDefault", "pmix"),
         ("SelectType", "select/cons_tres"),
         ("SelectTypeParameters", "CR_Core_Memory"),
         ("ProctrackType", "proctrack/cgroup"),
