@@ -190,3 +190,35 @@ def test_cli_exits_2_with_one_located_line(tmp_path: Path) -> None:
     first = result.stderr.strip().splitlines()[0]
     assert re.match(rf"{re.escape(str(bad))}:\d+:\d+: error: storage\[0\]\.kind: ", first), first
     assert "Traceback" not in result.stderr
+
+
+def _with_scheduler(extra: str, accounting: str = "true") -> str:
+    text = (support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml").read_text()
+    text = text.replace("  accounting: true\n", f"  accounting: {accounting}\n")
+    start, end = text.index("  qos:"), text.index("  containers: pyxis")
+    return text[:start] + extra + text[end:]
+
+
+def test_accounts_need_accounting() -> None:
+    text = _with_scheduler("  accounts:\n    - {name: research, users: [alice]}\n", "false")
+    line, _col, rendered = _error(text)
+    assert text.splitlines()[line - 1].strip() == "accounts:"
+    assert "accounts need Slurm accounting" in rendered
+
+
+def test_accounts_must_name_defined_qos() -> None:
+    text = _with_scheduler("  accounts:\n    - {name: research, users: [alice], qos: [gold]}\n")
+    _line, _col, rendered = _error(text)
+    assert "QOS 'gold', which is not defined" in rendered
+
+
+def test_accounts_reach_the_controller_tasks() -> None:
+    gv = _group_vars(support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml")
+    assert [a["name"] for a in gv["slurm_accounts"]] == ["pretrain", "research"]
+    assert gv["slurm_accounts"][0]["unix_group"] == "ml-pretrain"
+    assert gv["slurm_qos"][0] == {
+        "name": "high",
+        "priority": 100,
+        "max_gpus_per_user": 64,
+        "max_wall_hours": 72,
+    }

@@ -125,6 +125,8 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ),
         ("slurm_pyxis", sched["containers"] == "pyxis"),
         ("slurm_partitions", [p["name"] for p in sched["partitions"]]),
+        ("slurm_qos", sched["qos"]),
+        ("slurm_accounts", sched["accounts"]),
         ("nvidia_gpus_per_node", first["gpus_per_node"]),
         ("nvidia_fabric_manager", any(g["nvswitch"] for g in view["groups"])),
         ("fabric_kind", fabric["kind"]),
