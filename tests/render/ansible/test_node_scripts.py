@@ -79,7 +79,9 @@ def prolog(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
         ARCHFORM_DCGMI=str(dcgmi),
         ARCHFORM_GPU_DEVICE=str(gpu),
         ARCHFORM_PROLOG_LOG=str(tmp_path / "dcgm.json"),
+        ARCHFORM_HOOK_DIR=str(tmp_path / "prolog.d"),
     )
+    (tmp_path / "prolog.d").mkdir()
     return script, state, env
 
 
@@ -112,6 +114,19 @@ def test_prolog_drains_when_dcgm_cannot_answer(prolog: tuple[Path, Path, dict[st
     (state / "hostengine-down").touch()
     (state / "verdict").write_text("Healthy")
     assert _run(script, env) == 1
+
+
+def test_a_failing_prolog_hook_drains(prolog: tuple[Path, Path, dict[str, str]]) -> None:
+    """Fabric hooks (the TCPXO RxDM hook) run first; a failing one drains the node."""
+    script, state, env = prolog
+    (state / "watches").touch()
+    (state / "verdict").write_text("Healthy")
+    hook = Path(env["ARCHFORM_HOOK_DIR"]) / "50-rxdm"
+    hook.write_text("#!/bin/sh\nexit 3\n")
+    hook.chmod(0o755)
+    assert _run(script, env) == 1
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    assert _run(script, env) == 0
 
 
 def _enroot_values(text: str) -> dict[str, str]:

@@ -9,6 +9,11 @@
 # With no watches set dcgmi prints an error and exits non-zero: set them again once and retry,
 # so a node whose boot unit failed is repaired rather than drained.
 [ -e "${ARCHFORM_GPU_DEVICE:-/dev/nvidia0}" ] || exit 0
+# Site and fabric hooks (e.g. the TCPXO RxDM hook): every executable in ${ARCHFORM_HOOK_DIR:-/etc/slurm/prolog.d}.
+for hook in ${ARCHFORM_HOOK_DIR:-/etc/slurm/prolog.d}/*; do
+    [ -x "$hook" ] || continue
+    "$hook" || { logger -t slurm-prolog "$hook failed"; exit 1; }
+done
 DCGMI=${ARCHFORM_DCGMI:-dcgmi}
 LOG=${ARCHFORM_PROLOG_LOG:-/tmp/archform-prolog-dcgm.json}
 
