@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
 
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
@@ -145,7 +145,7 @@ def _repository(key: str, raw: dict[str, Any]) -> Repository:
 def images_data() -> dict[str, Any]:
     """The raw table from archform/spec/data/images.yaml."""
     text = resources.files("archform.spec").joinpath("data/images.yaml").read_text("utf-8")
-    data: dict[str, Any] = yaml.safe_load(text)
+    data: dict[str, Any] = YAML(typ="safe", pure=True).load(text)
     return data
 
 

@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from jinja2 import StrictUndefined
 from jinja2.nativetypes import NativeEnvironment
+from ruamel.yaml import YAML
+from ruamel.yaml.constructor import SafeConstructor
+from ruamel.yaml.nodes import Node, ScalarNode
 
 from archform.spec.images import Image, ImageTable, load_images
 from archform.verify import Check, Result
@@ -47,20 +49,22 @@ FACTS = {
 }
 
 
-class _Loader(yaml.SafeLoader):
-    """Reads Ansible's `!unsafe` and `!vault` tags as plain strings."""
+class _Constructor(SafeConstructor):
+    """Reads Ansible's `!unsafe` tag (literal text, never templated) as a plain string."""
 
 
-def _scalar(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    assert isinstance(node, yaml.ScalarNode)
-    return loader.construct_scalar(node)
+def _scalar(constructor: SafeConstructor, node: Node) -> Any:
+    assert isinstance(node, ScalarNode)
+    return constructor.construct_scalar(node)
 
 
-_Loader.add_constructor("!unsafe", _scalar)
+_Constructor.add_constructor("!unsafe", _scalar)
 
 
 def _load(path: Path) -> Any:
-    return yaml.load(path.read_text("utf-8"), Loader=_Loader)  # SafeLoader subclass
+    reader = YAML(typ="safe", pure=True)
+    reader.Constructor = _Constructor
+    return reader.load(path.read_text("utf-8"))
 
 
 def _bool(value: Any) -> bool:
