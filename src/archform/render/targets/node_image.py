@@ -25,7 +25,8 @@ LUSTRE_PACKAGES: dict[str, list[str]] = {
     "onprem": [],
 }
 
-# lustre-release tag built on-prem (wiki.lustre.org/Lustre_2.15.7_Changelog: LTS 2.15 branch).
+# lustre-release tag built on-prem (LTS 2.15 branch, wiki.lustre.org/Lustre_2.15.7_Changelog).
+# unverified: the tag spelling in github.com/lustre/lustre-release (2.15.7 vs v2_15_7).
 LUSTRE_RELEASE_TAG = "2.15.7"
 
 
