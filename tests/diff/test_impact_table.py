@@ -172,7 +172,7 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
     ("colocation", AWS, _set(0, "placement.colocation", "spread"), "placement.colocation", NOD),
     ("fabric-rails", ONPREM, _set(0, "fabric.rails", 4), "fabric.rails", NOD),
     ("fabric-gbps", ONPREM, _set(0, "fabric.gbps_per_node", 1600), "fabric.gbps_per_node", NOD),
-    ("accounting", ONPREM, _set(0, "scheduler.accounting", False), "scheduler.accounting", ROL),
+    ("accounting", AWS, _set(0, "scheduler.accounting", False), "scheduler.accounting", ROL),
     (
         "health-checks",
         AWS,

@@ -25,7 +25,7 @@ HELPER = Path("/usr/local/sbin/archform-service")
 # Tasks that only make sense on GPU nodes; on this machine the hardware facts skip them.
 GPU_TASKS = (
     "Install the pinned driver (open kernel modules)",
-    "Install DCGM",
+    "Install DCGM unless the image carries it",
     "Install /etc/nccl.conf",
 )
 

@@ -120,6 +120,12 @@ TRAINING_RULES: tuple[Rule, ...] = (
     Rule(_T, "compute.rack", INPLACE, "facility metadata; nothing is redeployed"),
     Rule(
         _T,
+        "compute.image",
+        NODES,
+        "the node image is the boot disk: every node is replaced and set up again",
+    ),
+    Rule(
+        _T,
         "fabric.kind",
         OUTAGE,
         "the fabric decides NICs, drivers, network and NCCL transport: the whole cluster is "
@@ -289,6 +295,18 @@ TRAINING_RULES: tuple[Rule, ...] = (
         "HealthCheckProgram and DCGM settings change: slurmd restarts on every node",
     ),
     Rule(_T, "scheduler.gres_autodetect", ROLL, "gres.conf changes: slurmd restarts"),
+    Rule(
+        _T,
+        "scheduler.accounts",
+        INPLACE,
+        "accounts, users and QOS are sacctmgr records: applied on the controller, no restart",
+    ),
+    Rule(
+        _T,
+        "scheduler.qos",
+        INPLACE,
+        "QOS are sacctmgr records: applied on the controller, no restart",
+    ),
     Rule(
         _T,
         "scheduler.slurm_conf",

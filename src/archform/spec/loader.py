@@ -19,6 +19,7 @@ from archform.spec.buildable import check_buildable
 from archform.spec.defaults import fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
+from archform.spec.images import image_problems
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 from archform.spec.models.training import TrainingCluster
@@ -169,6 +170,7 @@ def validate_document(raw: RawDocument) -> Document:
         model = None
     if model is not None and not problems:
         problems.extend(check_buildable(raw.file, raw.source, model))
+        problems.extend(image_problems(raw))
     if problems:
         problems.sort(key=lambda p: (p.secondary, p.line, p.column))
         raise SpecError(problems)

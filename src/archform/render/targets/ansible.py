@@ -14,7 +14,7 @@ from archform.bundled import templates_dir
 from archform.render.env import render
 from archform.render.hostlist import compress
 from archform.render.target import Target
-from archform.render.targets import ansible_roles, nccl, slurm_conf
+from archform.render.targets import ansible_roles, nccl, node_image, slurm_conf
 from archform.render.view import training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
@@ -40,23 +40,37 @@ def _ansible_range(names: list[str]) -> str | None:
     return f"{prefix}[{body.replace('-', ':')}]"
 
 
+def _group_vars(cluster: TrainingCluster, view: dict[str, Any]) -> list[tuple[str, Any]]:
+    out = ansible_roles.group_vars(view)
+    image = node_image.cluster_image(cluster)
+    if image.local_nvme:
+        out = [
+            ("enroot_local_path", image.local_nvme) if k == "enroot_local_path" else (k, v)
+            for k, v in out
+        ]
+    return out + node_image.image_group_vars(cluster)
+
+
 def context(cluster: TrainingCluster) -> dict[str, Any]:
     """The view-model every Ansible template receives."""
     view = training_view(cluster)
     inventory = ansible_roles.inventory_groups(view)
+    group_vars = _group_vars(cluster, view)
     for group in inventory["compute"].values():
         known = any(a is not None for a in group["addresses"])
         group["range"] = None if known else _ansible_range(group["names"])
     return {
         "view": view,
         "roles": ansible_roles.roles_for(view),
-        "group_vars": ansible_roles.group_vars(view),
+        "group_vars": group_vars,
         "inventory": inventory,
         "cloud": view["provider"] != "onprem",
         "slurm": slurm_conf.slurm_context(view),
         "nccl_conf": nccl.nccl_conf(view),
         "nccl_exports": nccl.profile_exports(view),
         "nccl_sources": nccl.profile_sources(view),
+        "nccl_container_mounts": nccl.container_mounts(view),
+        "enroot_local_path": dict(group_vars)["enroot_local_path"],
         "storage_names": {
             "lustre": [s["name"] for s in view["storage"] if s["kind"] == "lustre"],
             "nfs": [s["name"] for s in view["storage"] if s["kind"] == "nfs"],

@@ -43,20 +43,6 @@ STRIPE_BY_PURPOSE = {
     "home": 1,
 }
 
-# Lustre client: utilities plus the kernel-module package for the running kernel, which the
-# role names as <prefix><ansible_kernel> (the client must match the kernel).
-LUSTRE_PACKAGES: dict[str, tuple[list[str], str]] = {
-    # FSx: apt repo fsx-lustre-client-repo.s3.amazonaws.com, lustre-client-modules-$(uname -r).
-    "aws": (["lustre-client-utils"], "lustre-client-modules-"),
-    # GCP Managed Lustre: Google's Lustre client apt repository, same package layout.
-    "gcp": (["lustre-client-utils"], "lustre-client-modules-"),
-    # AMLFS: amlfs-lustre-client-<lustre version>-<kernel> from packages.microsoft.com
-    # (Lustre 2.15 on Ubuntu 22.04 azure kernels; learn.microsoft.com client-install-plan).
-    "azure": ([], "amlfs-lustre-client-2.15.7-"),
-    # On-prem: the site's Lustre (or vendor) client repository.
-    "onprem": (["lustre-client-utils"], "lustre-client-modules-"),
-}
-
 
 def roles_for(view: dict[str, Any]) -> list[str]:
     """Roles the project ships, in site.yml order."""
@@ -100,6 +86,11 @@ def _nfs_options(provider: str) -> str:
         # EFS recommended mount options
         # (docs.aws.amazon.com/efs/latest/ug/mounting-fs-nfs-mount-settings.html)
         return "nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
+    if provider == "gcp":
+        # Filestore BASIC_HDD/BASIC_SSD (the tier archform creates) speak NFSv3 only; NFSv4.1 is
+        # for the zonal, regional and enterprise tiers
+        # (cloud.google.com/filestore/docs/mounting-fileshares; service-tiers).
+        return "nfsvers=3,hard,timeo=600,retrans=2,_netdev"
     return "nfsvers=4.1,hard,timeo=600,retrans=2,_netdev"
 
 
@@ -140,6 +131,8 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ),
         ("slurm_pyxis", sched["containers"] == "pyxis"),
         ("slurm_partitions", [p["name"] for p in sched["partitions"]]),
+        ("slurm_qos", sched["qos"]),
+        ("slurm_accounts", sched["accounts"]),
         ("nvidia_gpus_per_node", first["gpus_per_node"]),
         ("nvidia_fabric_manager", any(g["nvswitch"] for g in view["groups"])),
         ("fabric_kind", fabric["kind"]),
@@ -149,9 +142,14 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ("fabric_hcas", fabric["hcas"] or []),
         ("fabric_azure_topo_file", nccl.topo_file(first["instance_type"]) or ""),
         ("lustre_mounts", storage_mounts(view, "lustre")),
-        ("lustre_client_packages", LUSTRE_PACKAGES[view["provider"]][0]),
-        ("lustre_client_module_prefix", LUSTRE_PACKAGES[view["provider"]][1]),
         ("nfs_mounts", storage_mounts(view, "nfs")),
+        (
+            "archform_shared_home",
+            any(
+                s["kind"] in ("nfs", "lustre") and (s["mount"] or "") in ("/home", "/home/")
+                for s in view["storage"]
+            ),
+        ),
         ("nfs_mount_options", _nfs_options(view["provider"])),
         ("enroot_local_path", _local_nvme_path(view["provider"])),
         ("health_nhc", "nhc" in sched["health_checks"]),

@@ -103,6 +103,23 @@ def profile_sources(view: dict[str, Any]) -> list[dict[str, str]]:
     return []
 
 
+def container_mounts(view: dict[str, Any]) -> list[str]:
+    """Host folders bound read-only into every enroot container (besides /etc/nccl.conf).
+
+    TCPXO: the FasTrak plugin libraries, as Cluster Toolkit's a3mega examples mount them
+    (--container-mounts=/var/lib/tcpxo/lib64). Azure: the folder of NCCL_TOPO_FILE. EFA
+    containers bring their own aws-ofi-nccl and libfabric (binding the host's would replace them).
+    """
+    kind = view["fabric"]["kind"]
+    out: list[str] = []
+    if kind == "gpudirect_tcpxo":
+        out.append(TCPXO_LIB_DIR)
+    topo = topo_file(view["groups"][0]["instance_type"])
+    if view["provider"] == "azure" and topo:
+        out.append(topo.rsplit("/", 1)[0])
+    return out
+
+
 def busbw_thresholds(view: dict[str, Any]) -> dict[str, float]:
     """Minimum all_reduce_perf bus bandwidth in GB/s per algorithm for the whole cluster."""
     group = view["groups"][0]

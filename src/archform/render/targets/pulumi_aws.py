@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from archform.render.targets.node_image import (
+    cluster_image,
+    head_reference,
+    image_reference,
+)
 from archform.render.targets.pulumi_common import (
     ConfigKey,
     base_settings,
@@ -18,13 +23,9 @@ from archform.spec.catalog import load_catalog
 from archform.spec.models.training import NodeGroup, TrainingCluster
 
 HEAD_INSTANCE_TYPE = "m6i.2xlarge"
-# AWS Deep Learning Base AMI (NVIDIA driver, EFA installer) and Ubuntu 22.04, resolved by EC2
-# from public SSM parameters at launch; override with `pulumi config set`.
-_DLAMI = "/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04"
-GPU_IMAGE = f"resolve:ssm:{_DLAMI}/latest/ami-id"
-HEAD_IMAGE = (
-    "resolve:ssm:/aws/service/canonical/ubuntu/server/22.04/stable/current/amd64/hvm/ebs-gp2/ami-id"
-)
+# Node images come from archform's image table (spec/data/images.yaml): GPU nodes boot the
+# image chosen for the blueprint, head nodes plain Ubuntu of the same release, both resolved
+# by EC2 from public SSM parameters at launch; override with `pulumi config set`.
 MODULES = ["__main__.py", "network.py", "iam.py", "compute.py", "storage.py"]
 
 
@@ -139,8 +140,12 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         }
     )
     config = [
-        ConfigKey("gpuImageId", "AMI for GPU nodes (EFA and NVIDIA driver installed)", GPU_IMAGE),
-        ConfigKey("headImageId", "AMI for the controller and login nodes", HEAD_IMAGE),
+        ConfigKey(
+            "gpuImageId",
+            f"AMI for GPU nodes (archform image {cluster_image(cluster).id})",
+            image_reference(cluster),
+        ),
+        ConfigKey("headImageId", "AMI for the controller and login nodes", head_reference(cluster)),
         ConfigKey(
             "keyName",
             "EC2 key pair name for SSH; Ansible connects over SSH (empty: no key pair)",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from archform.render.targets.node_image import cluster_image, image_reference
 from archform.render.targets.pulumi_common import (
     ConfigKey,
     base_settings,
@@ -28,9 +29,6 @@ from archform.spec.models.training import TrainingCluster
 
 AZURE_FILES_MIN_GIB = 100  # premium file shares
 HEAD_VM_SIZE = "Standard_D8s_v5"
-# Microsoft's Ubuntu HPC image (Mellanox OFED, NVIDIA driver) for ND-series, as
-# publisher:offer:sku:version.
-IMAGE = "microsoft-dsvm:ubuntu-hpc:2204:latest"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
 
 
@@ -124,7 +122,11 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     config = [
         ConfigKey("sshPublicKey", "SSH public key for the admin user (OpenSSH format)"),
         ConfigKey("adminUsername", "Admin user on every VM", "azureuser"),
-        ConfigKey("image", "VM image as publisher:offer:sku:version", IMAGE),
+        ConfigKey(
+            "image",
+            f"VM image as publisher:offer:sku:version (archform image {cluster_image(cluster).id})",
+            image_reference(cluster),
+        ),
     ]
     for entry in lustre:
         if entry["source"]:

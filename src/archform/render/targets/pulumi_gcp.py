@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from archform.render.targets.node_image import cluster_image, image_reference
 from archform.render.targets.pulumi_common import (
     ConfigKey,
     base_settings,
@@ -29,7 +30,6 @@ from archform.spec.models.training import TrainingCluster
 
 FILESTORE_BASIC_SSD_MIN_GIB = 2560  # Filestore Basic SSD: 2.5 TiB minimum
 HEAD_MACHINE_TYPE = "n2-standard-8"
-IMAGE = "projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
 DEFAULT_BOOT_DISK = "pd-balanced"
 
@@ -134,7 +134,11 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         }
     )
     config = [
-        ConfigKey("image", "Boot image for every node (GPU driver installed by Ansible)", IMAGE),
+        ConfigKey(
+            "image",
+            f"Boot image for every node (archform image {cluster_image(cluster).id})",
+            image_reference(cluster),
+        ),
         ConfigKey(
             "kmsKeySelfLink",
             "Cloud KMS key for boot disks and Lustre (empty: Google-managed encryption)",

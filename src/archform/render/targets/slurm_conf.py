@@ -178,7 +178,8 @@ def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
         ("SlurmdPort", 6818),
         ("MailProg", "/bin/true"),
         ("ReturnToService", 2),
-        ("MpiDefault", "none"),
+        # srun --mpi=pmix by default; the slurm role installs libpmix2 (roles/slurm/pmix.yml).
+        ("MpiDefault", "pmix"),
         ("SelectType", "select/cons_tres"),
         ("SelectTypeParameters", "CR_Core_Memory"),
         ("ProctrackType", "proctrack/cgroup"),
@@ -211,6 +212,9 @@ def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
             ("Prolog", f"{CONF_DIR}/prolog.sh"),
             ("Epilog", f"{CONF_DIR}/epilog.sh"),
         ]
+    if view["gpu_cluster"]:
+        # NCCL settings into every task's environment (roles/nccl task_prolog.sh).
+        settings.append(("TaskProlog", f"{CONF_DIR}/task_prolog.sh"))
     if sched["containers"] == "pyxis":
         settings.append(("PlugStackConfig", f"{CONF_DIR}/plugstack.conf"))
     if sched["elastic"]:

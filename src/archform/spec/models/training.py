@@ -101,6 +101,11 @@ class Compute(NodeGroup):
     """Compute nodes of the cluster (the primary node group)."""
 
     rack: Rack | None = None
+    image: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,62}$")] | None = Field(
+        default=None,
+        description="Node image id from archform's image table (`archform images`); "
+        "default: the first image of the provider that provides the fabric and Lustre client.",
+    )
     extra_groups: list[NodeGroup] = Field(
         default_factory=list,
         description="Further node groups (e.g. an older GPU generation); linted by TRN007.",
@@ -203,6 +208,30 @@ class Partition(Strict):
     groups: list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,15}$")]] | None = None
 
 
+SlurmName = Annotated[str, Field(pattern=r"^[a-z_][a-z0-9_-]{0,31}$")]
+
+
+class Qos(Strict):
+    """A Slurm QOS created with sacctmgr."""
+
+    name: SlurmName
+    priority: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    max_gpus_per_user: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    max_wall_hours: Annotated[int, Field(ge=1, le=8760)] | None = None
+
+
+class Account(Strict):
+    """A Slurm account with its users (named, or every member of a Unix group) and QOS."""
+
+    name: SlurmName
+    description: Annotated[str, Field(pattern=r"^[A-Za-z0-9 ._,-]{0,100}$")] = ""
+    users: list[SlurmName] = Field(default_factory=list)
+    unix_group: SlurmName | None = Field(
+        default=None, description="Every member of this group (getent on the controller)."
+    )
+    qos: list[SlurmName] = Field(default_factory=list, description="Allowed QOS; first = default.")
+
+
 SlurmOption = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9]{1,63}$")]
 SlurmValue = (
     Annotated[str, Field(pattern=r"^[A-Za-z0-9_./:,=+@%-]{0,200}$")]
@@ -232,6 +261,11 @@ class Scheduler(Strict):
         default=False, description="Nodes are Slurm CLOUD nodes, powered up and down on demand."
     )
     gres_autodetect: Literal["off", "nvml", "nvidia"] = "off"
+    accounts: list[Account] = Field(
+        default_factory=list,
+        description="Accounts and users created with sacctmgr (needs accounting: true).",
+    )
+    qos: list[Qos] = Field(default_factory=list, description="QOS created with sacctmgr.")
     slurm_conf: dict[SlurmOption, SlurmValue] = Field(
         default_factory=dict, description="Raw slurm.conf overrides (checked by SCH001)."
     )
@@ -244,6 +278,21 @@ class Scheduler(Strict):
                 f"Slurm {self.version} is not supported",
                 f"choose one of {', '.join(slurm.supported_releases())}",
             )
+        if self.accounts and not self.accounting:
+            raise FieldError(
+                "accounts",
+                "accounts need Slurm accounting (slurmdbd)",
+                "set accounting: true, or remove accounts",
+            )
+        known_qos = {"normal", *(q.name for q in self.qos)}
+        for account in self.accounts:
+            for name in account.qos:
+                if name not in known_qos:
+                    raise FieldError(
+                        "accounts",
+                        f"account {account.name!r} names QOS {name!r}, which is not defined",
+                        f"add it under qos:, or use one of {', '.join(sorted(known_qos))}",
+                    )
         defaults = [p.name for p in self.partitions if p.default]
         if len(defaults) > 1:
             raise FieldError(

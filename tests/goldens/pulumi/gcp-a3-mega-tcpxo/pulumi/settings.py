@@ -112,7 +112,7 @@ NFS = [
     {'name': 'home', 'share': 'home', 'capacity_gib': 2560, 'mount': '/home'},
 ]
 CONFIG_DEFAULTS = {
-    'image': 'projects/ubuntu-os-cloud/global/images/family/ubuntu-2204-lts',
+    'image': 'projects/ubuntu-os-accelerator-images/global/images/family/ubuntu-accelerator-2204-amd64-with-nvidia-570',
     'kmsKeySelfLink': '',
     'gpuReservation': '',
 }

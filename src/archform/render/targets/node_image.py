@@ -1,0 +1,112 @@
+"""The node image a cluster boots, and the group variables that follow from it.
+
+The image table (archform/spec/data/images.yaml) says what the image ships; the roles keep
+and version-check what is there and install the rest from the sources the table names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archform.spec.images import Image, Needs, choose_image, load_images, slurm_install_method
+from archform.spec.models.training import TrainingCluster
+
+# Lustre client packages per provider, for images without a preinstalled client. `{kernel}` is
+# replaced by the running kernel release on the node (the modules must match it).
+LUSTRE_PACKAGES: dict[str, list[str]] = {
+    # FSx: as AWS ParallelCluster's cookbook installs them (_install_lustre_debian.rb).
+    "aws": ["lustre-client-modules-{kernel}", "lustre-client-modules-aws"],
+    # Managed Lustre: Cluster Toolkit managed-lustre module (install-managed-lustre-client.sh).
+    "gcp": ["lustre-client-modules-{kernel}", "lustre-client-utils"],
+    # AMLFS: the DKMS client the Azure HPC image build installs (install_lustre_client.sh,
+    # versions.json lustre 2.15.8-35-gdf4872c); built against the running kernel by DKMS.
+    "azure": ["lustre-client-2.15.8-35-gdf4872c", "amlfs-lustre-client-dkms-2.15.8-35-gdf4872c"],
+    # On-prem: built from lustre-release (client only) into .debs on the node.
+    "onprem": [],
+}
+
+# lustre-release tag built on-prem (LTS 2.15 branch, wiki.lustre.org/Lustre_2.15.7_Changelog).
+# unverified: the tag spelling in github.com/lustre/lustre-release (2.15.7 vs v2_15_7).
+LUSTRE_RELEASE_TAG = "2.15.7"
+
+
+def needs_of(cluster: TrainingCluster) -> Needs:
+    """What the cluster needs from its node image."""
+    return Needs(
+        provider=cluster.placement.provider,
+        fabric=cluster.fabric.kind,
+        lustre=any(s.kind == "lustre" for s in cluster.storage),
+        slurm=cluster.scheduler.version,
+    )
+
+
+def cluster_image(cluster: TrainingCluster) -> Image:
+    """The image the cluster's nodes boot (validated by the loader, so one always fits)."""
+    image = choose_image(cluster.compute.image, needs_of(cluster))
+    if image is None:  # pragma: no cover - the loader reports this as a blueprint error
+        raise ValueError(f"{cluster.name}: no node image fits; validate the blueprint first")
+    return image
+
+
+def image_reference(cluster: TrainingCluster) -> str:
+    """The provider's reference for the cluster's image (AMI parameter, family, URN)."""
+    ref = cluster_image(cluster).providers.get(cluster.placement.provider)
+    return ref or ""
+
+
+def head_reference(cluster: TrainingCluster) -> str:
+    """Controller and login nodes: plain Ubuntu of the node image's release on the provider."""
+    codename = cluster_image(cluster).codename
+    plain = {"jammy": "ubuntu-22.04", "noble": "ubuntu-24.04"}.get(codename or "", "ubuntu-22.04")
+    return load_images().images[plain].providers.get(cluster.placement.provider) or ""
+
+
+def _repo(name: str, codename: str | None) -> dict[str, str] | None:
+    repo = load_images().repositories[name]
+    suite = repo.suite(codename or "")
+    if suite is None:
+        return None
+    return {"name": name, "uri": repo.uri, "suite": suite, "key": repo.key}
+
+
+def _method(value: str) -> tuple[str, str | None]:
+    kind, _, name = value.partition(":")
+    return kind, (name or None)
+
+
+def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, Any]]:
+    """Group variables derived from the node image."""
+    image = cluster_image(cluster)
+    provider = cluster.placement.provider
+    lustre_kind, lustre_repo = _method(image.lustre_method(provider))
+    fabric_kind, fabric_repo = _method(image.fabric_method(cluster.fabric.kind))
+    tcpxo = cluster.fabric.kind == "gpudirect_tcpxo"
+    lnet = "o2ib(ib0)" if cluster.fabric.kind == "infiniband" else "tcp"
+    return [
+        ("archform_image", image.id),
+        ("archform_image_codename", image.codename or ""),
+        ("slurm_install_method", slurm_install_method(image, cluster.scheduler.version)),
+        # Preinstalled stacks are kept and version-checked, never installed a second time.
+        ("image_driver", image.ships["driver"] or ""),
+        ("image_dcgm", image.ships["dcgm"] or ""),
+        ("image_cuda", image.ships["cuda"] or ""),
+        ("image_efa_installer", image.ships["efa_installer"] or ""),
+        ("image_doca_ofed", image.ships["doca_ofed"] or ""),
+        ("image_lustre_client", image.ships["lustre_client"] or ""),
+        ("image_nccl_conf_kept", provider == "azure" and image.has("nccl")),
+        ("fabric_stack_source", fabric_kind),
+        ("fabric_tcpxo_repo", _repo("gpudirect-tcpxo", image.codename) if tcpxo else None),
+        (
+            "fabric_tcpxo_transport_repo",
+            _repo("artifact-registry-transport", image.codename) if tcpxo else None,
+        ),
+        ("fabric_doca_source", fabric_repo or ""),
+        ("lustre_client_method", lustre_kind),
+        (
+            "lustre_client_repo",
+            _repo(lustre_repo, image.codename) if lustre_kind == "repo" and lustre_repo else None,
+        ),
+        ("lustre_client_packages", LUSTRE_PACKAGES[provider] if lustre_kind == "repo" else []),
+        ("lustre_release_tag", LUSTRE_RELEASE_TAG),
+        ("lustre_lnet_networks", lnet),
+    ]
