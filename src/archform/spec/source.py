@@ -248,11 +248,6 @@ class _Converter:
         return known
 
     def _construct(self, node: YNode, tag: str, text: str) -> Any:
-        quick = _QUICK.get(tag)
-        if quick is not None:
-            value = quick(text)
-            if value is not _UNSET:
-                return value
         if tag == _CORE + "int" and len(text) > MAX_INT_CHARS:
             raise self.fail(
                 _mark(node),
@@ -260,6 +255,11 @@ class _Converter:
                 "every number field has a documented range (`archform schema`); "
                 "write a value inside it",
             )
+        quick = _QUICK.get(tag)
+        if quick is not None:
+            value = quick(text)
+            if value is not _UNSET:
+                return value
         try:
             value = self.constructor.construct_object(fastyaml.to_ruamel_scalar(node), deep=True)
             return _scalar(value)
