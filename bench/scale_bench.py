@@ -42,8 +42,8 @@ else:
     from archform.verify.checks import slurm
     results = slurm.run_check(out)
     bad = [r for r in results if r.status != "passed"]
-    detail = "; ".join(f"{r.artifact}: {r.detail[:160]}" for r in bad) or next(
-        r.detail for r in results if r.artifact.endswith("(nodes, GRES)"))
+    detail = "; ".join(f"{r.artifact}: {r.detail[:160]}" for r in bad) or "; ".join(
+        r.detail for r in results if r.artifact.endswith(("(nodes, GRES)", "(versions)")))
 elapsed = time.perf_counter() - start
 own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

@@ -5,7 +5,8 @@ slurmctld and slurmd, and runs `srun hostname` through them.
 
 Run it under `flock /tmp/archform-system.lock`: it starts system daemons on localhost. It
 removes /opt/slurm/24.11.5 first so the role really compiles (about 3 min on 2 idle cores),
-and removes its /usr/local links afterwards so the distribution's Slurm is what remains.
+and removes its /usr/local links and the 24.11 state (/var/spool/slurmctld, /var/spool/slurmd)
+afterwards so the distribution's Slurm is what remains and can start.
 """
 
 from __future__ import annotations
@@ -63,6 +64,17 @@ def _debian_tarball(workdir: Path) -> Path:
     return tarball
 
 
+def _clear_state() -> None:
+    """Controller and node state are versioned: 22.05 refuses what 24.11 saved."""
+    for folder in (Path("/var/spool/slurmctld"), Path("/var/spool/slurmd")):
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+
+
 def _remove_links() -> None:
     for link in LINKS:
         path = Path("/usr/local") / link
@@ -91,6 +103,7 @@ def test_role_builds_slurm_24_11_on_the_controller_and_runs_a_job(tmp_path: Path
     shutil.rmtree(PREFIX, ignore_errors=True)
     shutil.rmtree(f"/var/tmp/archform-slurm-build-{VERSION}", ignore_errors=True)
     _stop_daemons()
+    _clear_state()
     try:
         run = _run_site(project, tmp_path / "run1", collections)
         out = _output(run)
@@ -121,4 +134,5 @@ def test_role_builds_slurm_24_11_on_the_controller_and_runs_a_job(tmp_path: Path
     finally:
         _stop_daemons()
         _remove_links()
+        _clear_state()
         shutil.rmtree(tmp_path / "home", ignore_errors=True)
