@@ -14,6 +14,7 @@ obsolete options are logged as such.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import tempfile
@@ -46,10 +47,26 @@ DUMMY = {
 }
 
 
+def _unobtainable(release: str) -> str | None:
+    """Why scripts/build-slurm.sh could not fetch `release`'s source here, if it said so.
+
+    The script leaves ``<root>/<version>.unobtainable`` when the Debian mirror this machine
+    reaches does not serve the source tarball (a 404 is a final answer, not a tool missing
+    from the machine); a build that fails for any other reason leaves no such file.
+    """
+    root = Path(os.environ.get("ARCHFORM_SLURM_BUILD_ROOT", "/opt/archform/slurm"))
+    for marker in sorted(root.glob(f"{release}.*.unobtainable")):
+        return marker.read_text(errors="replace").strip() or str(marker)
+    return None
+
+
 def _parser(release: str) -> Parser:
     for parser in slurm_parsers.installed():
         if parser.version.release == release:
             return parser
+    unobtainable = _unobtainable(release)
+    if unobtainable:
+        pytest.skip(f"slurmctld {release}: its source cannot be fetched here ({unobtainable})")
     reason = (
         f"needs slurmctld {release} (run scripts/build-slurm.sh, or set "
         f"{slurm_parsers.ENV}; searched {', '.join(slurm_parsers.prefixes())})"
@@ -110,7 +127,8 @@ def test_each_release_renders_and_starts_its_own_or_neighbouring_slurmctld(
 ) -> None:
     if support.REQUIRE_TOOLS:
         for built in BUILT:
-            _parser(built)
+            if not _unobtainable(built):
+                _parser(built)
     installed = [p.version for p in slurm_parsers.installed()]
     if not installed:
         _parser(release)  # skips (or fails in CI) with the reason
