@@ -30,6 +30,14 @@ def _set(doc: int, path: str, value: Any) -> Mutate:
     return mutate
 
 
+def _both(*mutations: Mutate) -> Mutate:
+    def mutate(docs: D) -> None:
+        for one in mutations:
+            one(docs)
+
+    return mutate
+
+
 def _append(doc: int, path: str, value: Any) -> Mutate:
     def mutate(docs: D) -> None:
         node: Any = docs[doc]
@@ -264,7 +272,11 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
     (
         "platform-registry-bucket",
         PLAT,
-        _set(2, "registry.bucket", "sivaro-models-v2"),
+        # the Platform's fleet serves a version folder of its registry, so both move together
+        _both(
+            _set(2, "registry.bucket", "sivaro-models-v2"),
+            _set(1, "model.source", "s3://sivaro-models-v2/sivaro-13b/2026-11-01/"),
+        ),
         "registry.bucket",
         DAT,
     ),

@@ -293,12 +293,10 @@ def test_generate_n_platform_keeps_promote_paths_inside_the_output(tmp_path: Pat
     result = run_cli(["generate", str(PLATFORM), "-n", "sivaro", "-o", str(out)])
     assert result.returncode == 0, result.stderr
     (config,) = out.rglob("promote.json")
-    dirs = json.loads(config.read_text())["fleet"]["manifest_dirs"]
-    assert dirs
-    for rel in dirs:
-        resolved = (config.parent / rel).resolve()
-        assert resolved.is_relative_to(out.resolve()), rel
-        assert resolved.is_dir(), f"{rel}: the fleet's manifests are not generated"
+    rel = json.loads(config.read_text())["fleet"]["release_file"]
+    resolved = (config.parent / rel).resolve()
+    assert resolved.is_relative_to(out.resolve()), rel
+    assert resolved.parent.is_dir(), f"{rel}: the fleet promote writes into is not generated"
 
 
 def test_write_tree_refuses_a_file_in_process(tmp_path: Path) -> None:

@@ -123,9 +123,8 @@ def test_plan_json_carries_every_resource_with_full_inputs(blueprint: str, modul
         by_type: dict[str, int] = {}
         for step in steps:
             assert step["op"] == "create"
-            assert step["urn"].endswith(
-                f"::{step['newState']['type']}::" + step["urn"].split("::")[-1]
-            )
+            # urn:pulumi:<stack>::<project>::<parent types $>type::<name>
+            assert step["urn"].rsplit("::", 1)[0].endswith(step["newState"]["type"])
             by_type[step["newState"]["type"]] = by_type.get(step["newState"]["type"], 0) + 1
         assert by_type == project["resources"]
         # Each summarised key argument is also in the full inputs, with the same value

@@ -154,7 +154,15 @@ def test_node_role_has_only_ssm(runs: dict[str, Any], stem: str) -> None:
         for r in run.of_type("aws:iam/rolePolicyAttachment:RolePolicyAttachment")
     ]
     assert attachments == ["arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"]
-    assert not run.of_type("aws:iam/rolePolicy:RolePolicy")
+    inline = run.of_type("aws:iam/rolePolicy:RolePolicy")
+    if stem != "platform-two-tier":
+        assert not inline
+        return
+    # A Platform's training nodes may assume the registry's writer role, and nothing else.
+    (policy,) = inline
+    statements = json.loads(policy.inputs["policy"])["Statement"]
+    assert [s["Action"] for s in statements] == ["sts:AssumeRole"]
+    assert all("registry-writer" in str(s["Resource"]) for s in statements)
 
 
 # ---------------------------------------------------------------- GCP

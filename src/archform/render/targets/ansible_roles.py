@@ -115,10 +115,9 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ("archform_connection_local", view["connection"] == "local"),
         ("archform_set_hostname", view["connection"] != "local"),
         ("slurm_version", sched["version"]),
-        # distro (the image's packages) or build (from source on the controller, see the
-        # slurm role); the build is of the patch release the option table was read from
-        # unless the blueprint names one.
-        ("slurm_install_method", "distro"),
+        # slurm_install_method (distro or build) comes from the node image (node_image.py);
+        # a build is of the patch release the option table was read from unless the
+        # blueprint names one.
         ("slurm_build_version", slurm.build_version(slurm.parse_version(sched["version"]))),
         ("slurm_controller", view["controller"]),
         ("slurm_backup_controller", view["backup_controller"]),

@@ -21,7 +21,7 @@ version: 1
 kind: InferenceFleet
 name: serve
 placement: {provider: aws, regions: [us-east-1, eu-west-1]}
-model: {name: llama-3.1-8b, params: 8e9, source: "s3://corp-models/llama/"}
+model: {name: llama-3.1-8b, params: 8e9, source: "s3://corp-models/llama-3.1-8b/v1/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_region: 8}
 ---
@@ -45,7 +45,7 @@ version: 1
 kind: InferenceFleet
 name: serve
 placement: {provider: aws, regions: [us-east-1, eu-west-1]}
-model: {name: llama-3.1-8b, params: 8e9, source: "s3://corp-models/llama/"}
+model: {name: llama-3.1-8b, params: 8e9, source: "s3://corp-models/llama-3.1-8b/v1/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_region: 8}
 ---
