@@ -29,6 +29,22 @@ class Fault:
     expect: str  # regex over "artifact: detail" of a failed result of `check`
 
 
+# The AWS tree's task that adds the FSx for Lustre client repository.
+LUSTRE_REPO_TASK = (
+    "    - name: Add the Lustre client repository\n"
+    "      ansible.builtin.deb822_repository:\n"
+    '        name: "{{ lustre_client_repo.name }}"\n'
+    "        types: deb\n"
+    "        uris: \"{{ lustre_client_repo.uri | replace('{codename}', "
+    'archform_image_codename) }}"\n'
+    '        suites: "{{ lustre_client_repo.suite }}"\n'
+    "        components: main\n"
+    '        signed_by: "{{ lustre_client_repo.key }}"\n'
+    "        state: present\n"
+    "      when: lustre_client_method == 'repo'\n"
+    "\n"
+)
+
 # One training tree (ansible + slurm + pulumi apply) keeps the slow ansible-lint runs few.
 TRAIN = CLOUD = "aws-p5-efa-fsx"
 FLEET = "inference-3region-a10"
@@ -120,6 +136,35 @@ FAULTS: list[Fault] = [
         "    - mungee\n",
         r"syntax-check.*role 'mungee' was not found|mungee",
     ),
+    # --- packages: every package a task installs resolves on the chosen image ---
+    Fault(
+        "package-without-source",
+        "packages",
+        TRAIN,
+        "ansible/roles/nfs_client/tasks/main.yml",
+        "    name: nfs-common\n",
+        "    name: [nfs-common, nfs-fancy-client]\n",
+        r"'nfs-fancy-client' has no source on image",
+    ),
+    Fault(
+        "package-repository-task-removed",
+        "packages",
+        TRAIN,
+        "ansible/roles/lustre_client/tasks/main.yml",
+        # the whole repository task (the generated block, verbatim)
+        LUSTRE_REPO_TASK,
+        "",
+        r"'lustre-client-modules-aws' has no source",
+    ),
+    Fault(
+        "package-repository-unknown",
+        "packages",
+        TRAIN,
+        "ansible/roles/lustre_client/tasks/main.yml",
+        '        uris: "{{ lustre_client_repo.uri',
+        '        uris: "https://mirror.example.invalid/lustre{{ lustre_client_repo.uri',
+        r"repository https://mirror\.example\.invalid/lustre",
+    ),
     # --- pulumi: every program under pulumi.runtime.set_mocks with the real provider SDKs ---
     Fault(
         "pulumi-unknown-argument",
@@ -162,7 +207,7 @@ FAULTS: list[Fault] = [
         "deployment-unknown-field",
         "kubernetes-validate",
         FLEET,
-        K8S + "02-deployment-fin-serve.yaml",
+        K8S + "04-deployment-fin-serve.yaml",
         "  progressDeadlineSeconds: 2100\n",
         "  progressDeadlineSeconds: 2100\n  replicaz: 3\n",
         r"Deployment fin-serve: spec: .*'replicaz' was unexpected",
@@ -171,7 +216,7 @@ FAULTS: list[Fault] = [
         "deployment-field-of-wrong-type",
         "kubernetes-validate",
         FLEET,
-        K8S + "02-deployment-fin-serve.yaml",
+        K8S + "04-deployment-fin-serve.yaml",
         "  progressDeadlineSeconds: 2100\n",
         "  progressDeadlineSeconds: soon\n",
         r"spec\.progressDeadlineSeconds: 'soon' is not of type 'integer'",
@@ -180,7 +225,7 @@ FAULTS: list[Fault] = [
         "pdb-removed-api-version",
         "kubernetes-validate",
         FLEET,
-        K8S + "04-poddisruptionbudget-fin-serve.yaml",
+        K8S + "06-poddisruptionbudget-fin-serve.yaml",
         "apiVersion: policy/v1\n",
         "apiVersion: policy/v1beta1\n",
         r"no schema for policy/v1beta1 PodDisruptionBudget",
@@ -189,7 +234,7 @@ FAULTS: list[Fault] = [
         "scaledobject-misspelled-field",
         "kubernetes-validate",
         FLEET,
-        K8S + "05-scaledobject-fin-serve.yaml",
+        K8S + "07-scaledobject-fin-serve.yaml",
         "  cooldownPeriod: 360\n",
         "  coolDownPeriod: 360\n",
         r"ScaledObject fin-serve: spec: .*'coolDownPeriod' was unexpected",

@@ -172,8 +172,8 @@ def test_unknown_slurm_conf_key_is_caught(pretrain_tree: Path, tmp_path: Path) -
         pretrain_tree,
         tmp_path,
         "roles/slurm/files/slurm.conf",
-        "MpiDefault=none",
-        "MpiDefault=none\nFooBarBaz=1",
+        "MpiDefault=pmix",
+        "MpiDefault=pmix\nFooBarBaz=1",
     )
     result = _status(slurm_check.run_check(tree), "(slurmctld)")
     assert result.status == "failed" and "NOT UP" in result.detail
@@ -219,11 +219,16 @@ def test_bad_module_argument_and_unknown_module_are_caught(
 def test_missing_tools_are_skipped_not_passed(
     pretrain_tree: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(slurm_check, "missing_tools", lambda *tools: list(tools))
+    from archform.verify.checks import slurm_parsers
+
+    monkeypatch.setattr(slurm_parsers, "installed", lambda: [])  # no slurmctld anywhere
     monkeypatch.setattr(ansible_check, "missing_tools", lambda *tools: list(tools))
-    results = slurm_check.run_check(pretrain_tree) + ansible_check.run_check(pretrain_tree)
+    slurm_results = slurm_check.run_check(pretrain_tree)
+    ansible_results = ansible_check.run_check(pretrain_tree)
+    results = slurm_results + ansible_results
     assert results and {r.status for r in results} == {"skipped"}
-    assert all("missing" in r.detail for r in results)
+    assert all("no slurmctld/scontrol found" in r.detail for r in slurm_results)
+    assert all("missing" in r.detail for r in ansible_results)
 
 
 def test_missing_collections_are_skipped(

@@ -163,6 +163,8 @@ class _Project:
                 extra = {} if isinstance(entry, str) else entry.get("vars") or {}
                 variables = {**play_vars, **_role_vars(self.ansible, role), **extra}
                 tasks = self.ansible / "roles" / role / "tasks"
+                if not (tasks / "main.yml").is_file():
+                    continue  # a missing role is the ansible check's finding (syntax-check)
                 self.tasks(tasks / "main.yml", tasks, variables)
             for task in play.get("tasks") or []:
                 self.task(task, path, path.parent, play_vars)
