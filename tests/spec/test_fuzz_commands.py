@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
@@ -43,9 +43,6 @@ from spec.fuzz_support import (
 )
 
 DOCS = documents()
-# The xfail fuzzers (known crashes owned by another branch) stop at the first failure:
-# shrinking one of those costs minutes and tells the owner nothing new.
-NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
 FAST = ("validate", "lint", "estimate", "diff", "diagram")
 
 
@@ -85,13 +82,7 @@ def test_value_mutations_never_crash_any_fast_command(which: int, pick: int, val
     _fast_commands(*_mutant(which, pick, value))
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 13 item 1 (owned by the `harden` branch): .inf/1e999 counts, impossible "
-    "dates and >4,300-digit integers reach lint/estimate/diff as exit 3 until strict numbers "
-    "and dates land; remove this mark after merging it",
-)
-@settings(max_examples=examples(0.5), phases=NO_SHRINK)
+@settings(max_examples=examples(0.5))
 @given(which=st.integers(0, 10**6), pick=st.integers(0, 10**6), value=HAZARDS)
 def test_numbers_dates_and_booleans_never_crash_any_fast_command(
     which: int, pick: int, value: Any
@@ -99,12 +90,7 @@ def test_numbers_dates_and_booleans_never_crash_any_fast_command(
     _fast_commands(*_mutant(which, pick, value))
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 13 item 1 (owned by the `harden` branch): --tokens-per-gpu nan and "
-    "--overhead-gib 1e300 exit 3 until number options reject non-finite values",
-)
-@settings(max_examples=examples(0.25), phases=NO_SHRINK)
+@settings(max_examples=examples(0.25))
 @given(
     option=st.sampled_from(["--tokens-per-gpu", "--utilization", "--overhead-gib"]),
     value=st.one_of(
