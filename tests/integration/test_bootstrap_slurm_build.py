@@ -31,7 +31,7 @@ from integration.test_bootstrap import (
     _stop_daemons,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
 
 VERSION = "24.11.5"
 PREFIX = Path("/opt/slurm") / VERSION
