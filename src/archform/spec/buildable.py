@@ -91,6 +91,18 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
     if provider == "azure":
         limit = catalog.limits.azure_scale_set_max_vms
         for i, group in enumerate(cluster.compute.groups):
+            if group.capacity_reservation_id:
+                # Uniform scale sets join a capacity reservation group only with
+                # singlePlacementGroup=false, and InfiniBand needs a single placement group.
+                # https://learn.microsoft.com/en-us/azure/virtual-machines/capacity-reservation-associate-virtual-machine-scale-set
+                checker.add(
+                    (*group_loc(cluster, i), "capacity_reservation_id"),
+                    f"node group {group.name!r}: an Azure capacity reservation group cannot "
+                    "hold an InfiniBand scale set (it needs singlePlacementGroup=false)",
+                    "remove capacity_reservation_id; `purchase: reserved` on Azure means "
+                    "Reserved VM Instances, a billing discount applied without any id",
+                    prefer="key",
+                )
             if group.nodes > limit:
                 checker.add(
                     (*group_loc(cluster, i), "nodes"),

@@ -85,14 +85,38 @@ def test_efa_security_group_allows_all_traffic_to_and_from_itself(
 
 
 @pytest.mark.parametrize("stem", _aws_stems())
-def test_placement_group_is_cluster_and_used_by_compute(runs: dict[str, Any], stem: str) -> None:
+def test_capacity_block_nodes_get_no_placement_group(runs: dict[str, Any], stem: str) -> None:
+    # A Capacity Block is co-located already; a cluster placement group on top makes launches
+    # fail with insufficient capacity while the block has room (aws-parallelcluster
+    # PlacementGroupCapacityTypeValidator; eksctl issue 7949). The bundled AWS blueprints buy
+    # blocks; the on-demand case is in test_pulumi_variants.
+    assert _case(stem).cluster.compute.purchase == "capacity_block"
     run = runs[stem]
-    (pg,) = run.of_type("aws:ec2/placementGroup:PlacementGroup")
-    assert pg.inputs["strategy"] == "cluster"
+    assert run.of_type("aws:ec2/placementGroup:PlacementGroup") == []
     (lt,) = [
         r for r in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if r.name.endswith("-gpu")
     ]
-    assert lt.inputs["placement"]["groupName"] == pg.inputs.get("name", pg.name)
+    assert "groupName" not in lt.inputs["placement"]
+
+
+@pytest.mark.parametrize("stem", _aws_stems())
+def test_fsx_without_s3_link_keeps_automatic_backups(runs: dict[str, Any], stem: str) -> None:
+    # CreateFileSystemLustreConfiguration: AutomaticBackupRetentionDays "The default is 0".
+    cluster = _case(stem).cluster
+    fsx = {
+        r.name: r.inputs for r in runs[stem].of_type("aws:fsx/lustreFileSystem:LustreFileSystem")
+    }
+    unlinked = [
+        s
+        for s in cluster.storage
+        if s.kind == "lustre" and not s.source and s.deployment != "scratch"
+    ]
+    assert unlinked, "the bundled blueprint has a persistent file system with no S3 link"
+    for s in cluster.storage:
+        if s.kind != "lustre":
+            continue
+        days = fsx[f"{cluster.name}-{s.name}"].get("automaticBackupRetentionDays", 0)
+        assert (days > 0) == (s in unlinked), s.name
 
 
 @pytest.mark.parametrize("stem", _aws_stems())

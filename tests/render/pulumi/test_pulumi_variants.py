@@ -295,6 +295,53 @@ def test_aws_purchase_options_reach_the_launch_template(
     )
     assert lt.inputs.get("instanceMarketOptions") == market
     assert lt.inputs.get("capacityReservationSpecification") == reservation
+    # Without a Capacity Block the nodes go into the cluster placement group.
+    (pg,) = run.of_type("aws:ec2/placementGroup:PlacementGroup")
+    assert pg.inputs["strategy"] == "cluster"
+    assert lt.inputs["placement"]["groupName"] == pg.inputs.get("name", pg.name)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(("zone", "fails"), [("us-east-1b", True), ("us-east-1a", False)])
+def test_reservation_in_another_zone_stops_the_program(
+    zone: str, fails: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # EC2 reads the reservation (DescribeCapacityReservations); the mock answers with `zone`,
+    # as AWS would for a block bought there. The subnet is in the blueprint's us-east-1a.
+    require_module("pulumi", "pulumi_aws")
+    from archform.verify import pulumi_mock
+
+    token = "aws:ec2/capacityReservation:CapacityReservation"
+    monkeypatch.setitem(
+        pulumi_mock._TYPE_OUTPUTS, token, lambda name, inputs: {"availabilityZone": zone}
+    )
+    text = _variant("aws-p5-efa-fsx")
+    assert "zones: [us-east-1a]" in text
+    if fails:
+        with pytest.raises(pulumi_mock.MockProgramError, match=r"placement.zones: \[us-east-1b\]"):
+            _run(text, tmp_path)
+    else:
+        run = _run(text, tmp_path)
+        (read,) = run.of_type(token)
+        assert read.name.endswith("-gpu-reservation")
+
+
+def test_azure_capacity_reservation_group_is_refused_at_its_line(tmp_path: Path) -> None:
+    # Uniform scale sets join a capacity reservation group only with singlePlacementGroup=false
+    # (learn.microsoft.com capacity-reservation-associate-virtual-machine-scale-set), and
+    # InfiniBand needs a single placement group.
+    text = _variant(
+        "azure-nd-h100-v5",
+        ("  purchase: reserved\n", "  purchase: reserved\n  capacity_reservation_id: crg-1\n"),
+    )
+    blueprint = tmp_path / "crg.yaml"
+    blueprint.write_text(text, "utf-8")
+    line = text.splitlines().index("  capacity_reservation_id: crg-1") + 1
+    result = run_cli(["validate", str(blueprint)], cwd=tmp_path)
+    assert result.returncode == 2
+    (only,) = result.stderr.strip().splitlines()
+    assert only.startswith(f"{blueprint}:{line}:3: error: compute.capacity_reservation_id: ")
+    assert "singlePlacementGroup=false" in only and "hint: remove capacity_reservation_id" in only
 
 
 def test_gcp_labels_are_sanitised_from_the_owner() -> None:

@@ -31,14 +31,13 @@ def test_generated_aws_tree_passes(tmp_path: Path) -> None:
 def test_wrong_argument_name_fails_with_the_sdk_message(tmp_path: Path) -> None:
     require_module("pulumi", "pulumi_aws")
     root = _tree(tmp_path)
-    network = root / "pulumi" / "network.py"
-    text = network.read_text("utf-8")
-    network.write_text(
-        text.replace("strategy=s.PLACEMENT_STRATEGY", "strategyy=s.PLACEMENT_STRATEGY")
-    )
+    storage = root / "pulumi" / "storage.py"
+    text = storage.read_text("utf-8")
+    assert 'data_compression_type="LZ4"' in text
+    storage.write_text(text.replace('data_compression_type="LZ4"', 'data_compresion_type="LZ4"'))
     (result,) = CHECK.run(root)
     assert result.status == "failed"
-    assert "unexpected keyword argument 'strategyy'" in result.detail
+    assert "unexpected keyword argument 'data_compresion_type'" in result.detail
 
 
 def test_wrong_container_type_fails(tmp_path: Path) -> None:

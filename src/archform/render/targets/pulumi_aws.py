@@ -23,6 +23,7 @@ from archform.spec.catalog import load_catalog
 from archform.spec.models.training import NodeGroup, TrainingCluster
 
 HEAD_INSTANCE_TYPE = "m6i.2xlarge"
+BACKUP_RETENTION_DAYS = 7  # daily automatic FSx backups kept a week (API maximum 90)
 # Node images come from archform's image table (spec/data/images.yaml): GPU nodes boot the
 # image chosen for the blueprint, head nodes plain Ubuntu of the same release, both resolved
 # by EC2 from public SSM parameters at launch; override with `pulumi config set`.
@@ -81,6 +82,10 @@ def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> 
         "purchase": group.purchase,
         "market_type": market,
         "capacity_reservation_id": group.capacity_reservation_id,
+        # A Capacity Block is already placed together; a placement-group constraint on top
+        # causes insufficient-capacity errors with free block capacity (ParallelCluster's
+        # PlacementGroupCapacityTypeValidator, aws-parallelcluster PR 6311).
+        "placement_group": group.purchase != "capacity_block",
         "network_cards": network_cards(group.instance_type),
         "root_volume_gib": 500,
     }
@@ -106,6 +111,10 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
                 "storage_capacity_gib": gib,
                 "source": source,
                 "export_to_source": s.purpose != "training_data",
+                # The create API defaults to no automatic backups; a persistent file system
+                # that is not backed by S3 holds the only copy (checkpoints, home).
+                # https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html
+                "backup_retention_days": 0 if scratch or source else BACKUP_RETENTION_DAYS,
                 "mount": s.mount,
             }
         )
@@ -132,7 +141,12 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "PUBLIC_CIDR": public_cidr,
             "EXISTING_VPC_ID": net.existing_vpc_id,
             "EXISTING_SUBNET_IDS": list(net.existing_subnet_ids),
-            "PLACEMENT_STRATEGY": "cluster" if cluster.placement.colocation == "cluster" else None,
+            "PLACEMENT_STRATEGY": (
+                "cluster"
+                if cluster.placement.colocation == "cluster"
+                and any(g["placement_group"] for g in groups)
+                else None
+            ),
             "HEAD_INSTANCE_TYPE": cluster.scheduler.controller_instance_type or HEAD_INSTANCE_TYPE,
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
@@ -185,7 +199,11 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     if needs_reservation:
         notes.append(
             "Capacity Blocks: buy the block first (EC2 console or `aws ec2 "
-            "purchase-capacity-block`), then set the reservation id config key before `pulumi up`."
+            "purchase-capacity-block`) in the zone settings.ZONE names, then set the reservation "
+            "id config key before `pulumi up`; the program reads the reservation and stops when "
+            "its zone differs (instances cannot launch outside the block's zone: "
+            "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html). "
+            "Capacity Block nodes get no placement group: the block is already co-located."
         )
     return values, config, notes
 

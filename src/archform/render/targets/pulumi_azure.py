@@ -75,7 +75,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                 "computer_name_prefix": prefix,
                 "computer_names": scale_set_hostnames(prefix, group.nodes),
                 "spot": group.purchase == "spot",
-                "capacity_reservation_group_id": group.capacity_reservation_id,
+                "reserved": group.purchase == "reserved",
             }
         )
     lustre = []
@@ -146,14 +146,6 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                     "",
                 )
             )
-    for g in groups:
-        config.append(
-            ConfigKey(
-                f"{g['name']}CapacityReservationGroupId",
-                "Capacity reservation group id of the node group in the key's name (empty: none)",
-                g["capacity_reservation_group_id"] or "",
-            )
-        )
     notes = [
         "Each node group is one Uniform scale set with singlePlacementGroup=true, "
         "platformFaultDomainCount=1 and overprovisioning off: Azure wires InfiniBand only "
@@ -165,6 +157,15 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         "The NSG admits SSH only from access.ssh_cidrs; nodes have no public addresses and go "
         "out through a NAT gateway.",
     ]
+    if any(g["reserved"] for g in groups):
+        notes.append(
+            "purchase: reserved means Azure Reserved VM Instances for the VM size and region "
+            "(buy them before `pulumi up`; the discount applies without any id). A capacity "
+            "reservation group is not attached: Uniform scale sets join one only with "
+            "singlePlacementGroup=false, which InfiniBand cannot use "
+            "(https://learn.microsoft.com/en-us/azure/virtual-machines/"
+            "capacity-reservation-associate-virtual-machine-scale-set)."
+        )
     return values, config, notes
 
 

@@ -134,9 +134,6 @@ def _scale_set(group: dict, net: Network) -> azure.compute.VirtualMachineScaleSe
     if group["spot"]:
         profile["priority"] = "Spot"
         profile["eviction_policy"] = "Delete"
-    reservation = _config(f"{group['name']}CapacityReservationGroupId")
-    if reservation:
-        profile["capacity_reservation"] = {"capacity_reservation_group": {"id": reservation}}
     return azure.compute.VirtualMachineScaleSet(
         f"{s.CLUSTER}-{group['name']}",
         resource_group_name=net.group.name,

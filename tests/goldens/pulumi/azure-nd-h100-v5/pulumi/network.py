@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pulumi
 import pulumi_azure_native as azure
 
 import settings as s
@@ -83,7 +84,9 @@ def build() -> Network:
         service_endpoints=[{"service": "Microsoft.Storage"}],
         default_outbound_access=False,
     )
-    # Managed Lustre needs a subnet of its own.
+    # Managed Lustre needs a subnet of its own. Subnets of one VNet are created one after the
+    # other: parallel writes fail with AnotherOperationInProgress
+    # (https://github.com/pulumi/pulumi-azure-native/issues/699).
     lustre_subnet = azure.network.Subnet(
         f"{s.CLUSTER}-lustre",
         resource_group_name=rg.name,
@@ -91,5 +94,6 @@ def build() -> Network:
         address_prefix=s.LUSTRE_CIDR,
         nat_gateway={"id": nat.id},
         default_outbound_access=False,
+        opts=pulumi.ResourceOptions(depends_on=[compute_subnet]),
     )
     return Network(rg, compute_subnet, lustre_subnet)

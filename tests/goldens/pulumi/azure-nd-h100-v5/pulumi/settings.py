@@ -59,7 +59,7 @@ GROUPS = [
             'azure-ndv5-train-gpu-00000f',
         ],
         'spot': False,
-        'capacity_reservation_group_id': None,
+        'reserved': True,
     },
 ]
 LUSTRE = [
@@ -92,5 +92,4 @@ CONFIG_DEFAULTS = {
     'image': 'microsoft-dsvm:ubuntu-hpc:2204:latest',
     'datasetsHsmContainerId': '',
     'datasetsHsmLoggingContainerId': '',
-    'gpuCapacityReservationGroupId': '',
 }

@@ -96,6 +96,29 @@ def _head_template(net: Network, profile: aws.iam.InstanceProfile) -> aws.ec2.La
     )
 
 
+def _check_zone(group: dict, reservation: str) -> None:
+    """Stop when a targeted reservation lies in another zone than the node subnet.
+
+    EC2 launches a reservation's instances only in its own zone, and zone names map to
+    different physical zones per account: the reservation itself is the only truth.
+    https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html
+    """
+    found = aws.ec2.CapacityReservation.get(
+        f"{s.CLUSTER}-{group['name']}-reservation", reservation
+    )
+
+    def same(zone: str | None) -> str | None:
+        if zone and zone != s.ZONE:
+            raise ValueError(
+                f"node group {group['name']}: reservation {reservation} is in {zone}, the "
+                f"cluster subnet in {s.ZONE}: set `placement.zones: [{zone}]` in the blueprint "
+                "and generate again"
+            )
+        return zone
+
+    found.availability_zone.apply(same)
+
+
 def _market(group: dict) -> dict[str, object]:
     """Instance market and capacity reservation arguments for a node group's purchase."""
     args: dict[str, object] = {}
@@ -110,6 +133,7 @@ def _market(group: dict) -> dict[str, object]:
                 f"run `pulumi config set {key} cr-...` first"
             )
         if reservation:
+            _check_zone(group, reservation)
             args["capacity_reservation_specification"] = {
                 "capacity_reservation_target": {"capacity_reservation_id": reservation}
             }
@@ -140,7 +164,7 @@ def _compute_template(
             }
         )
     placement: dict[str, object] = {"availability_zone": s.ZONE}
-    if net.placement_group is not None:
+    if net.placement_group is not None and group["placement_group"]:
         placement["group_name"] = net.placement_group.name
     return aws.ec2.LaunchTemplate(
         f"{s.CLUSTER}-{group['name']}",

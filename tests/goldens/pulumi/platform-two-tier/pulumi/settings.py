@@ -15,7 +15,7 @@ PRIVATE_CIDR = '10.42.0.0/18'
 PUBLIC_CIDR = '10.42.64.0/18'
 EXISTING_VPC_ID = None
 EXISTING_SUBNET_IDS = []
-PLACEMENT_STRATEGY = 'cluster'
+PLACEMENT_STRATEGY = None
 HEAD_INSTANCE_TYPE = 'm6i.2xlarge'
 GROUPS = [
     {
@@ -34,6 +34,7 @@ GROUPS = [
         'purchase': 'capacity_block',
         'market_type': 'capacity-block',
         'capacity_reservation_id': None,
+        'placement_group': False,
         'network_cards': [
             {'network_card_index': 0, 'device_index': 0, 'interface_type': 'interface'},
             {'network_card_index': 0, 'device_index': 1, 'interface_type': 'efa-only'},
@@ -80,6 +81,7 @@ LUSTRE = [
         'storage_capacity_gib': 26400,
         'source': 's3://sivaro-datasets/train/',
         'export_to_source': False,
+        'backup_retention_days': 0,
         'mount': '/fsx/datasets',
     },
     {
@@ -89,6 +91,7 @@ LUSTRE = [
         'storage_capacity_gib': 14400,
         'source': None,
         'export_to_source': True,
+        'backup_retention_days': 7,
         'mount': '/fsx/checkpoints',
     },
 ]

@@ -1,7 +1,7 @@
 """FSx for Lustre (one per lustre storage entry, S3-linked when `source` is set) and EFS for nfs.
 
 Both are encrypted at rest (FSx always; EFS `encrypted=True`) and reachable only from the
-cluster security group.
+cluster security group. Persistent file systems with no S3 link keep daily automatic backups.
 """
 
 from __future__ import annotations
@@ -24,6 +24,12 @@ class FileSystems:
 
 def _lustre(entry: dict, net: Network) -> aws.fsx.LustreFileSystem:
     name = f"{s.CLUSTER}-{entry['name']}"
+    backups: dict[str, object] = {}
+    if entry["backup_retention_days"]:
+        backups = {
+            "automatic_backup_retention_days": entry["backup_retention_days"],
+            "copy_tags_to_backups": True,
+        }
     fs = aws.fsx.LustreFileSystem(
         name,
         deployment_type=entry["deployment_type"],
@@ -35,6 +41,7 @@ def _lustre(entry: dict, net: Network) -> aws.fsx.LustreFileSystem:
         subnet_ids=net.subnet_id,
         security_group_ids=[net.cluster_sg.id],
         tags={**s.TAGS, "Name": name},
+        **backups,
     )
     if entry["source"]:
         s3: dict[str, object] = {
