@@ -70,8 +70,8 @@ FAULTS: list[Fault] = [
         "slurm",
         AZURE,
         SLURM + "gres.conf",
-        "File=/dev/nvidia[0-3] Cores=48-95",
-        "File=/dev/nvidia[0-3] Cores=48-96",
+        "File=/dev/nvidia[4-7] Cores=48-95",
+        "File=/dev/nvidia[4-7] Cores=48-96",
         r"gres\.conf \(slurmd -G\): .*Invalid GRES data for gpu, Cores=48-96",
     ),
     Fault(
@@ -79,8 +79,8 @@ FAULTS: list[Fault] = [
         "slurm",
         AZURE,
         SLURM + "gres.conf",
-        "File=/dev/nvidia[4-7] Cores=0-47",
-        "File=/dev/nvidia[4-7] Cores=0-50",
+        "File=/dev/nvidia[0-3] Cores=0-47",
+        "File=/dev/nvidia[0-3] Cores=0-50",
         r"gres\.conf \(Cores\): .*core sets partly overlap \(\[48, 49, 50\]\)",
     ),
     Fault(
@@ -88,8 +88,8 @@ FAULTS: list[Fault] = [
         "slurm",
         AZURE,
         SLURM + "gres.conf",
-        "File=/dev/nvidia[4-7] Cores=0-47",
-        "File=/dev/nvidia[3-6] Cores=0-47",
+        "File=/dev/nvidia[4-7] Cores=48-95",
+        "File=/dev/nvidia[3-6] Cores=48-95",
         r"gres\.conf \(Cores\): .*/dev/nvidia3 listed on more than one line",
     ),
     Fault(

@@ -1,12 +1,14 @@
 """gres.conf Cores=: GPU-local cores from the catalog, in Slurm's logical core numbering.
 
 Expected values are read from the vendors' NCCL topology files, not from archform's code:
-- Azure ND H100 v5, https://github.com/Azure/azhpc-images/blob/master/topology/ndv5-topo.xml:
-  <cpu affinity="ffffffff,ffff0000,00000000"> (CPUs 48-95) holds the GPUs at PCI domains
-  0001, 0002, 0003, 0008; affinity "00000000,0000ffff,ffffffff" (CPUs 0-47) holds 0009-000c.
-- Azure ND A100 v4, .../topology/ndv4-topo.xml: CPUs 0-23 hold 0003, 0004; 24-47 hold 0001,
-  0002; 48-71 hold 000d, 000e; 72-95 hold 000b, 000c.
-- AWS p4d.24xlarge, https://github.com/aws/aws-ofi-nccl/blob/master/topology/p4d-24xl-topo.xml:
+- Azure ND H100 v5, https://github.com/Azure/azhpc-images/blob/992d77594014206e2d973938a97b30dd93839871/topology/ndv5-topo.xml
+  (the file as corrected on 2025-01-27; before, the two masks were swapped):
+  <cpu affinity="00000000,0000ffff,ffffffff"> (CPUs 0-47) holds the GPUs at PCI domains
+  0001, 0002, 0003, 0008; affinity "ffffffff,ffff0000,00000000" (CPUs 48-95) holds 0009-000c.
+- Azure ND A100 v4, .../blob/4a4565a0c0aa9d6944c53420155936061b9c3a98/topology/ndv4-topo.xml
+  (fixed 2025-01-29): CPUs 0-23 hold 0003, 0004; 24-47 hold 0001, 0002; 48-71 hold 000d,
+  000e; 72-95 hold 000b, 000c.
+- AWS p4d.24xlarge, https://github.com/aws/aws-ofi-nccl/blob/0bac2382c9604cc7099df85c1862efeecb320813/topology/p4d-24xl-topo.xml:
   GPUs 0-3 under affinity "000000ff,ffff0000,00ffffff" (CPUs 0-23,48-71), GPUs 4-7 under
   "ffffff00,0000ffff,ff000000" (24-47,72-95); 2 x 24 cores x 2 threads.
 Slurm's Cores= are logical core indices (gres.conf(5): core 0 is the first core of the first
@@ -63,11 +65,11 @@ def _gpu_lines(gres: str) -> list[str]:
     return [line.split(" Name=gpu ", 1)[1] for line in gres.splitlines() if " Name=gpu " in line]
 
 
-def test_nd_h100_v5_gpus_0_to_3_are_local_to_the_second_socket() -> None:
+def test_nd_h100_v5_gpus_split_by_socket() -> None:
     slurm, gres = _files(_cluster("azure-nd-h100-v5"))
     assert _gpu_lines(gres) == [
-        "Type=h100 File=/dev/nvidia[0-3] Cores=48-95",
-        "Type=h100 File=/dev/nvidia[4-7] Cores=0-47",
+        "Type=h100 File=/dev/nvidia[0-3] Cores=0-47",
+        "Type=h100 File=/dev/nvidia[4-7] Cores=48-95",
     ]
     assert "Sockets=2 CoresPerSocket=48 ThreadsPerCore=1" in slurm
     assert "ndv5-topo.xml" in gres
@@ -93,7 +95,7 @@ def test_nd_a100_v4_has_four_numa_domains_of_two_gpus() -> None:
 
 
 def test_unknown_affinity_gives_no_cores_and_says_why() -> None:
-    """p5: aws-ofi-nccl's p5 file puts all 8 GPUs under one 48-CPU mask, so no Cores=."""
+    """p5: aws-ofi-nccl's p5 file put all 8 GPUs under one 48-CPU mask (removed 2025-06)."""
     _, gres = _files(_cluster("aws-p5-efa-fsx"))
     assert _gpu_lines(gres) == ["Type=h100 File=/dev/nvidia[0-7]"]
     assert "no vendor source for the GPU-CPU affinity of p5.48xlarge" in gres
