@@ -105,6 +105,15 @@ def test_unknown_affinity_gives_no_cores_and_says_why() -> None:
     assert "of these nodes" in onprem
 
 
+def test_a_cpu_layout_that_does_not_fit_the_catalog_gets_no_cores() -> None:
+    """compute.cpu of a p5 (2 x 48 x 2) on p4d GPUs: the p4d CPU lists name half cores."""
+    data = _on("aws-p5-efa-fsx", "p4d.24xlarge").model_dump(mode="json", exclude_none=True)
+    data["compute"]["cpu"] = {"sockets": 2, "cores_per_socket": 48, "threads_per_core": 2}
+    _, gres = _files(TrainingCluster.model_validate(data))
+    assert _gpu_lines(gres) == ["Type=a100_40gb File=/dev/nvidia[0-7]"]
+    assert "affinity of p4d.24xlarge does not fit the CPU layout" in gres
+
+
 def test_elastic_nodes_are_not_told_to_autodetect() -> None:
     """SCH002: AutoDetect cannot serve CLOUD nodes, so the comment does not suggest it."""
     _, gres = _files(_on("aws-p5-efa-fsx", "p5.48xlarge", elastic=True))

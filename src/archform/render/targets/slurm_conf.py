@@ -339,6 +339,8 @@ def gres_notes(view: dict[str, Any], version: SlurmVersion) -> list[dict[str, An
                 "nodes": group["hostlist"],
                 "instance_type": group["instance_type"],
                 "source": group["gpu_cpus_source"] if gpu_cores(group) is not None else None,
+                # The catalog has the affinity, but the blueprint's CPU layout does not fit it.
+                "misfit": bool(group["gpu_cpus"]) and gpu_cores(group) is None,
                 # CLOUD nodes cannot use AutoDetect (SCH002), so it is no advice for them.
                 "elastic": bool(view["scheduler"]["elastic"]),
             }
