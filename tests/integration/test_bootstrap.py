@@ -1,6 +1,9 @@
 """Real bootstrap: the generated playbooks turn this (root, Debian) machine into a one-node
 Slurm cluster with ansible-runner, run a job, and are idempotent on a second run; then
-validate.yml passes, and fails naming the node once it is drained."""
+validate.yml passes, and fails naming the node once it is drained. Finally the generated
+node scripts (DCGM prolog/epilog, NCCL TaskProlog, enroot.conf on local NVMe) run under this
+cluster's Slurm around real jobs (tests/bootstrap_node_scripts.py, which names its stand-ins
+and their vendor sources)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import bootstrap_node_scripts
 import support
 from archform.render.generate import build_files
 from archform.render.writer import write_tree
@@ -150,6 +154,10 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         report = _output(rejected)
         assert rejected.status == "failed", report[-4000:]
         assert "localhost: FAIL" in report and "failed nodes: localhost" in report
+
+        # The GPU tree's prolog/epilog/TaskProlog and enroot.conf under this Slurm.
+        seconds = bootstrap_node_scripts.exercise(env)
+        print(f"node scripts under Slurm: {seconds:.1f} s")
     finally:
         _stop_daemons()
         shutil.rmtree(tmp_path / "home", ignore_errors=True)

@@ -48,6 +48,7 @@ LUSTRE_REPO_TASK = (
 # One training tree (ansible + slurm + pulumi apply) keeps the slow ansible-lint runs few.
 TRAIN = CLOUD = "aws-p5-efa-fsx"
 FLEET = "inference-3region-a10"
+AZURE = "azure-nd-h100-v5"  # gres.conf with Cores= (catalog GPU affinity)
 SLURM = "ansible/roles/slurm/files/"
 MUNGE = "ansible/roles/munge/tasks/main.yml"
 K8S = "kubernetes/eastus/"
@@ -62,6 +63,34 @@ FAULTS: list[Fault] = [
         "File=/dev/nvidia[0-7]",
         "File=/dev/nvidia[0-6]",
         r"gres\.conf: .*slurm\.conf gpu:h100:8, gres\.conf gpu:h100:7",
+    ),
+    # gres.conf Cores= (GPU-local cores, from the catalog) against the node layout.
+    Fault(
+        "gres-cores-beyond-node",
+        "slurm",
+        AZURE,
+        SLURM + "gres.conf",
+        "File=/dev/nvidia[4-7] Cores=48-95",
+        "File=/dev/nvidia[4-7] Cores=48-96",
+        r"gres\.conf \(slurmd -G\): .*Invalid GRES data for gpu, Cores=48-96",
+    ),
+    Fault(
+        "gres-cores-overlap",
+        "slurm",
+        AZURE,
+        SLURM + "gres.conf",
+        "File=/dev/nvidia[0-3] Cores=0-47",
+        "File=/dev/nvidia[0-3] Cores=0-50",
+        r"gres\.conf \(Cores\): .*core sets partly overlap \(\[48, 49, 50\]\)",
+    ),
+    Fault(
+        "gres-device-twice",
+        "slurm",
+        AZURE,
+        SLURM + "gres.conf",
+        "File=/dev/nvidia[4-7] Cores=48-95",
+        "File=/dev/nvidia[3-6] Cores=48-95",
+        r"gres\.conf \(Cores\): .*/dev/nvidia3 listed on more than one line",
     ),
     Fault(
         "slurm-conf-gres-count",

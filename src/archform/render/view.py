@@ -78,6 +78,9 @@ def group_view(cluster: TrainingCluster, group: NodeGroup) -> dict[str, Any]:
         ),
         "fabric_interfaces": info.fabric_interfaces if info else 0,
         "local_nvme_gib": info.local_nvme_gib if info else 0,
+        # OS CPUs local to each GPU (catalog gpu_affinity), for gres.conf Cores=.
+        "gpu_cpus": list(info.gpu_cpus) if info and gpu and info.gpu_count == gpu.per_node else [],
+        "gpu_cpus_source": info.gpu_cpus_source if info else None,
     }
 
 

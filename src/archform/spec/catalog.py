@@ -73,6 +73,10 @@ class InstanceInfo:
     # on card 0, EFA-only devices on every card) or "even_odd" (GB200: efa / efa-only cards).
     efa_layout: str | None = None
     nccl_topo_file: str | None = None
+    # OS CPU list local to each GPU, GPUs in PCI bus order (nvidia-smi index), as the vendor
+    # states it (NCCL topology file, `nvidia-smi topo -m`); empty when no vendor source gives it.
+    gpu_cpus: tuple[str, ...] = ()
+    gpu_cpus_source: str | None = None
 
     @property
     def is_gpu(self) -> bool:
@@ -226,6 +230,8 @@ def _instance(name: str, entry: dict[str, Any], families: dict[str, Any]) -> Ins
         gke_accelerator=_opt_str(raw.get("gke_accelerator")),
         efa_layout=_opt_str(raw.get("efa_layout")),
         nccl_topo_file=_opt_str(raw.get("nccl_topo_file")),
+        gpu_cpus=tuple(str(c) for c in (raw.get("gpu_affinity") or {}).get("cpus") or ()),
+        gpu_cpus_source=_opt_str((raw.get("gpu_affinity") or {}).get("source")),
     )
 
 

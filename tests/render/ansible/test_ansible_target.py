@@ -311,3 +311,30 @@ def test_slurm_templates_render_through_conf_filter_only() -> None:
     bad = dict(ctx, slurm={**ctx["slurm"], "global_lines": [[("ClusterName", "a b")]]})
     with pytest.raises(FilterError):
         render("ansible/roles/slurm/files/slurm.conf.j2", bad)
+
+
+@pytest.mark.parametrize(("stem", "cluster"), CLUSTERS, ids=[s for s, _ in CLUSTERS])
+def test_fabric_files_ship_only_with_the_fabric_that_uses_them(
+    stem: str, cluster: TrainingCluster
+) -> None:
+    """A fabric role file ships only when a task file this tree runs names it.
+
+    roles/fabric/tasks/main.yml includes `<fabric_kind>.yml` (and peermem.yml); the other
+    kinds' task files are never run, so their files (the TCPXO RxDM hook, the aperture udev
+    rule) are dead weight on every other cluster.
+    """
+    files = _files(cluster)
+    tasks = "ansible/roles/fabric/tasks/"
+    run = {"main.yml", "peermem.yml", f"{cluster.fabric.kind}.yml"}
+    text = "".join(files[tasks + name].decode() for name in sorted(run))
+    shipped = [p for p in files if p.startswith("ansible/roles/fabric/files/")]
+    for path in shipped:
+        name = path.rsplit("/", 1)[1]
+        assert f"src: {name}" in text, f"{stem} ships {name} but its fabric never installs it"
+    used = {
+        line.split("src:", 1)[1].strip()
+        for line in text.splitlines()
+        if line.strip().startswith("src:") and "{{" not in line
+    }
+    for name in used:
+        assert f"ansible/roles/fabric/files/{name}" in files, f"{stem} lacks {name}"

@@ -23,6 +23,12 @@ from archform.spec.models.training import TrainingCluster
 ROOT = "ansible"
 TEMPLATES = "ansible"
 EXECUTABLE = ("inventory/archform_inventory.py",)
+# Role files only one fabric kind's tasks use (roles/fabric/tasks/<kind>.yml); other trees
+# do not ship them.
+FABRIC_ONLY = {
+    "roles/fabric/files/rxdm-hook.sh": "gpudirect_tcpxo",
+    "roles/fabric/files/99-aperture.rules": "gpudirect_tcpxo",
+}
 
 
 def applies(doc: Document) -> bool:
@@ -82,6 +88,8 @@ def _wanted(rel: str, ctx: dict[str, Any]) -> bool:
     parts = rel.split("/")
     if parts[0] == "roles" and parts[1] not in ctx["roles"]:
         return False
+    if rel in FABRIC_ONLY:
+        return bool(ctx["view"]["fabric"]["kind"] == FABRIC_ONLY[rel])
     slurm = ctx["slurm"]
     conditions = {
         "inventory/hosts.yml": not ctx["cloud"],

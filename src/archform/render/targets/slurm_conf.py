@@ -234,26 +234,118 @@ def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     return lines
 
 
-def gres_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
-    """gres.conf lines: explicit device files unless AutoDetect is allowed and asked for."""
-    autodetect = view["scheduler"]["gres_autodetect"]
+def _cpu_list(text: str) -> set[int]:
+    """'0-23,48-71' -> {0, ..., 23, 48, ..., 71} (Linux cpulist syntax)."""
+    out: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return out
+
+
+def _ranges(values: list[int]) -> str:
+    """[0, 1, 2, 5] -> '0-2,5'."""
+    parts: list[str] = []
+    start = prev = values[0]
+    for value in [*values[1:], None]:
+        if value is not None and value == prev + 1:
+            prev = value
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if value is not None:
+            start = prev = value
+    return ",".join(parts)
+
+
+def gpu_cores(group: dict[str, Any]) -> list[list[int]] | None:
+    """Slurm core indices local to each GPU, from the catalog's OS CPU lists; None if unknown.
+
+    gres.conf(5) Cores= takes Slurm's logical core index (core 0 is the first core of the first
+    socket, numbered through the sockets of the NodeName line), not OS CPU ids. Linux numbers
+    the first hardware thread of every core 0..C-1 in socket order and the SMT siblings C..2C-1
+    (C = Sockets x CoresPerSocket), so OS CPU c is core c mod C. A list that does not fit the
+    node's layout (a CPU beyond it, or a core with only some of its threads) gives None.
+    """
+    cpus = group["gpu_cpus"]
+    if not cpus or len(cpus) != group["gpus_per_node"]:
+        return None
+    cores_total = group["sockets"] * group["cores_per_socket"]
+    threads = group["threads_per_core"]
+    out: list[list[int]] = []
+    for text in cpus:
+        ids = _cpu_list(text)
+        cores = sorted({cpu % cores_total for cpu in ids})
+        siblings = {core + k * cores_total for core in cores for k in range(threads)}
+        if max(ids) >= cores_total * threads or ids != siblings:
+            return None
+        out.append(cores)
+    return out
+
+
+def _devices(first: int, last: int) -> str:
+    return f"/dev/nvidia{first}" if first == last else f"/dev/nvidia[{first}-{last}]"
+
+
+def _autodetect(view: dict[str, Any], version: SlurmVersion) -> str:
+    autodetect = str(view["scheduler"]["gres_autodetect"])
     if autodetect == "nvidia" and not slurm.feature(version, "gres_autodetect_nvidia"):
         autodetect = "off"  # AutoDetect=nvidia appeared in 24.11
     if view["scheduler"]["elastic"]:
         autodetect = "off"  # gres.conf(5): AutoDetect cannot be used with cloud nodes
+    return autodetect
+
+
+def gres_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
+    """gres.conf lines: explicit device files unless AutoDetect is allowed and asked for.
+
+    With explicit files, GPUs that share their local cores are one line with Cores= (the
+    catalog's GPU affinity); without a known affinity the line has no Cores= (any core).
+    With AutoDetect, NVML (or /proc/driver/nvidia) reports files and affinity itself.
+    """
+    autodetect = _autodetect(view, version)
     lines: list[Line] = []
     for group in view["groups"]:
         count = group["gpus_per_node"]
         if not count:
             continue
-        line: Line = [("NodeName", group["hostlist"]), ("AutoDetect", autodetect)]
-        line += [("Name", "gpu"), ("Type", group["gpu_gres_type"])]
-        if autodetect == "off":
-            line.append(("File", f"/dev/nvidia[0-{count - 1}]" if count > 1 else "/dev/nvidia0"))
-        else:
-            line.append(("Count", count))
-        lines.append(line)
+        head: Line = [("NodeName", group["hostlist"]), ("AutoDetect", autodetect)]
+        head += [("Name", "gpu"), ("Type", group["gpu_gres_type"])]
+        if autodetect != "off":
+            lines.append([*head, ("Count", count)])
+            continue
+        cores = gpu_cores(group)
+        if cores is None:
+            lines.append([*head, ("File", _devices(0, count - 1))])
+            continue
+        first = 0
+        for index in range(1, count + 1):
+            if index < count and cores[index] == cores[first]:
+                continue
+            files = ("File", _devices(first, index - 1))
+            lines.append([*head, files, ("Cores", _ranges(cores[first]))])
+            first = index
     return lines
+
+
+def gres_notes(view: dict[str, Any], version: SlurmVersion) -> list[dict[str, Any]]:
+    """Per GPU group with explicit files: where its Cores= come from (None: no Cores=)."""
+    autodetect = _autodetect(view, version)
+    notes: list[dict[str, Any]] = []
+    for group in view["groups"]:
+        if not group["gpus_per_node"] or autodetect != "off":
+            continue
+        notes.append(
+            {
+                "nodes": group["hostlist"],
+                "instance_type": group["instance_type"],
+                "source": group["gpu_cpus_source"] if gpu_cores(group) is not None else None,
+                # The catalog has the affinity, but the blueprint's CPU layout does not fit it.
+                "misfit": bool(group["gpu_cpus"]) and gpu_cores(group) is None,
+                # CLOUD nodes cannot use AutoDetect (SCH002), so it is no advice for them.
+                "elastic": bool(view["scheduler"]["elastic"]),
+            }
+        )
+    return notes
 
 
 def cgroup_lines(version: SlurmVersion) -> list[Line]:
@@ -277,6 +369,7 @@ def slurm_context(view: dict[str, Any], version_text: str | None = None) -> dict
         "node_lines": node_lines(view),
         "partition_lines": partition_lines(view),
         "gres_lines": gres_lines(view, version),
+        "gres_notes": gres_notes(view, version),
         "cgroup_lines": cgroup_lines(version),
         "topology_lines": topology_lines(view, version),
         "topology_kind": topology_kind(view, version),

@@ -30,7 +30,7 @@ from archform.render.hostlist import expand
 from archform.spec import slurm
 from archform.spec.slurm import SlurmVersion
 from archform.verify import Check, Result, Status, tool_path
-from archform.verify.checks import slurm_parsers
+from archform.verify.checks import slurm_gres, slurm_parsers
 from archform.verify.checks._projects import Project, find_projects, run, tail, tool_env
 from archform.verify.checks.slurm_parsers import Parser
 from archform.verify.checks.slurm_sandbox import gres_mismatches, rewrite_slurm_conf
@@ -218,6 +218,7 @@ def check_project(project: Project, parser: Parser) -> list[Result]:
                     "; ".join(bad[:5]) or "types and counts match slurm.conf",
                 )
             )
+            results += _gres_affinity(parser, files, conf, label)
         env = tool_env({"SLURM_CONF": str(conf)})
         log = sandbox / "slurmctld.log"
         with (sandbox / "stdout.log").open("wb") as out:
@@ -254,6 +255,32 @@ def check_project(project: Project, parser: Parser) -> list[Result]:
             with contextlib.suppress(OSError):
                 shutil.rmtree(sandbox / "state", ignore_errors=True)
     return results
+
+
+def _gres_affinity(parser: Parser, files: Path, conf: Path, label: str) -> list[Result]:
+    """Cores= and device files against the node layout, statically and by `slurmd -G`."""
+    gres_text = (files / "gres.conf").read_text()
+    bad = slurm_gres.affinity_problems((files / "slurm.conf").read_text(), gres_text)
+    out = [
+        Result(
+            NAME,
+            f"{label}/gres.conf (Cores)",
+            "failed" if bad else "passed",
+            "; ".join(bad[:5]) or "Cores= within each node, no device twice, core sets disjoint",
+        )
+    ]
+    slurmd = parser.prefix / "sbin" / "slurmd"
+    if slurmd.is_file():
+        problems, shown = slurm_gres.slurmd_gres(slurmd, conf, gres_text, tool_env({}))
+        detail = "; ".join(problems[:3]) or f"slurmd {parser.version} -G: " + (
+            " | ".join(line.split("Gres ", 1)[-1] for line in shown[:4]) or "no GRES lines"
+        )
+        out.append(
+            Result(
+                NAME, f"{label}/gres.conf (slurmd -G)", "failed" if problems else "passed", detail
+            )
+        )
+    return out
 
 
 def _compare(project: Project, label: str, scontrol: str, env: dict[str, str]) -> list[Result]:

@@ -139,7 +139,9 @@ def gres_mismatches(slurm_text: str, gres_text: str) -> list[str]:
             continue
         count = int(fields["Count"]) if "Count" in fields else len(_files(fields.get("File", "")))
         for node in expand(fields["NodeName"]):
-            provided[node] = (fields.get("Type", ""), count)
+            # A node's GPUs may span several lines (one per group of GPU-local cores).
+            kind, before = provided.get(node, (fields.get("Type", ""), 0))
+            provided[node] = (kind if kind == fields.get("Type", "") else "mixed", before + count)
     problems = []
     for node, want in sorted(declared.items()):
         have = provided.get(node)

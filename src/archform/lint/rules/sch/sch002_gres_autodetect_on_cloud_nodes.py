@@ -8,7 +8,9 @@ are Slurm CLOUD nodes, powered up on demand).
 gres.conf(5): AutoDetect runs in slurmd on the node, but slurmctld must know a CLOUD
 node's GRES before the node exists to schedule onto it; jobs asking for GPUs then pend or
 nodes register with mismatched GRES and are drained. Declare `Gres=gpu:<type>:<n>`
-explicitly for cloud nodes.
+explicitly for cloud nodes: with `gres_autodetect: "off"` archform writes gres.conf with the
+device files and, where its catalog has the vendor's GPU-to-CPU affinity for the instance type
+(NCCL topology files of AWS and Azure), the GPU-local `Cores=` that AutoDetect would have found.
 
 ## Example
 ```yaml
@@ -41,6 +43,7 @@ scheduler:
 ## References
 - gres.conf(5), AutoDetect cannot be used with cloud nodes:
   https://slurm.schedmd.com/gres.conf.html#OPT_AutoDetect
+- gres.conf(5), Cores (logical core indices): https://slurm.schedmd.com/gres.conf.html#OPT_Cores
 """
 
 from __future__ import annotations
@@ -64,5 +67,6 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                 ("scheduler", "gres_autodetect"),
                 f"gres AutoDetect={sched.gres_autodetect} on elastic (CLOUD) nodes; expected "
                 "off, with GPUs declared in slurm.conf",
-                'set gres_autodetect: "off"; archform then writes Gres=gpu:<type>:<n> per node',
+                'set gres_autodetect: "off"; archform then writes Gres=gpu:<type>:<n> per node and '
+                "gres.conf File= (with Cores= where the catalog knows the GPU affinity)",
             )
