@@ -20,8 +20,10 @@ EXIT_INTERRUPTED = 130
 def main() -> None:
     """Console-script entry point: domain errors become one line on stderr, exit 2."""
     try:
-        from archform.cli._app import app
+        from archform.cli._app import build
         from archform.cli._core import run
+
+        app = build(sys.argv[1:])
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.exit(EXIT_INTERRUPTED)

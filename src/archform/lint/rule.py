@@ -34,13 +34,21 @@ Check = Callable[["RuleContext", Any], Iterable[Hit]]
 class NoOptions(BaseModel):
     """A rule without options."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, allow_inf_nan=False, defer_build=True
+    )
 
 
 class Options(BaseModel):
-    """Base for rule options (thresholds): unknown keys, `true` for a number, NaN refused."""
+    """Base for rule options (thresholds): unknown keys, `true` for a number, NaN refused.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+    The validator is built on first use (defer_build): a lint that sets no option of a rule
+    never builds that rule's options model.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, allow_inf_nan=False, defer_build=True
+    )
 
 
 @dataclass(frozen=True, slots=True)
