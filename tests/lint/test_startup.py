@@ -9,6 +9,7 @@ interpreter, by looking at sys.modules and at the models' build state after the 
 from __future__ import annotations
 
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from archform.cli import _app
-from archform.lint.rule import Rule, load_rules
+from archform.lint.rule import Rule, load_rules, rule_modules
 from support import ROOT
 
 BLUEPRINTS = sorted((ROOT / "blueprints").glob("*.yaml"))
@@ -123,3 +124,11 @@ def test_default_options_need_no_validation(rule: Rule) -> None:
     options = rule.options
     assert options.model_construct() == options()
     assert options.model_construct().model_dump() == options().model_dump()
+
+
+def test_rule_listing_equals_walk_packages() -> None:
+    import archform.lint.rules as package
+
+    walked = sorted(m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + "."))
+    assert rule_modules() == walked
+    assert len([n for n in walked if n.count(".") == 4]) == len(load_rules())
