@@ -89,6 +89,14 @@ def test_lint_loads_only_what_the_blueprint_needs(path: Path) -> None:
     built = result["built"]
     assert isinstance(built, dict)
     assert {kind for kind, done in built.items() if done} == wanted
+    if "InferenceFleet" not in wanted:  # the fleet models and estimates load with a fleet only
+        fleet_only = {
+            "archform.spec.models.inference",
+            "archform.estimate.inference",
+            "archform.estimate.serving",
+            "archform.spec.kubernetes",
+        }
+        assert fleet_only.isdisjoint(modules)
 
 
 def test_the_probe_sees_a_built_validator() -> None:
