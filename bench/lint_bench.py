@@ -94,9 +94,10 @@ def measure(
     ]
 
 
-# typer >= 0.22 converts every command-line parameter through a pydantic TypeAdapter: running
-# any command imports pydantic's model machinery and builds one adapter per parameter, which
-# `import typer` alone does not. This is that cost for lint's own parameter list, with no work.
+# typer 0.29 (installed here) converts every command-line parameter through a pydantic
+# TypeAdapter (typer/_coercion.py, typer/_adapters.py): running any command imports pydantic's
+# model machinery and builds one adapter per parameter, which `import typer` alone does not.
+# This is that cost for lint's own parameter list, with no work.
 NOOP_COMMAND = """
 import functools, sys
 import typer
