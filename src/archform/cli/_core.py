@@ -20,6 +20,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
 
 T = TypeVar("T")
 
@@ -96,6 +97,10 @@ def run(app: typer.Typer) -> None:
     """
     try:
         code = app(standalone_mode=False)
+        if code == EXIT_INTERRUPTED:
+            # typer turns Ctrl-C inside a command into exit code 130 without a word; say it
+            # as start-up does (no command of archform exits 130 by itself)
+            echo_err("interrupted")
     except SpecError as exc:
         for problem in exc.problems:
             echo_err(problem.render())
@@ -105,7 +110,7 @@ def run(app: typer.Typer) -> None:
         sys.exit(EXIT_USAGE)
     except KeyboardInterrupt:
         echo_err("interrupted")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except OSError as exc:
         if exc.filename is None:
             _internal(exc)
@@ -118,7 +123,7 @@ def run(app: typer.Typer) -> None:
             sys.exit(exit_code)
         if kind == "Abort":
             echo_err("aborted")
-            sys.exit(130)
+            sys.exit(EXIT_INTERRUPTED)
         if kind == "NoArgsIsHelpError" and hasattr(exc, "format_message"):
             echo_err(str(exc.format_message()))
             sys.exit(EXIT_USAGE)

@@ -34,16 +34,16 @@ import math
 from dataclasses import dataclass
 
 from archform.estimate import serving
+from archform.estimate.defaults import DEFAULT_UTILIZATION as DEFAULT_UTILIZATION
+from archform.estimate.defaults import KNEE_CONCURRENCY as KNEE_CONCURRENCY
+from archform.estimate.defaults import P99_FACTOR as P99_FACTOR
 from archform.spec.catalog import load_catalog
 from archform.spec.models.inference import InferenceFleet, ServedModel
 
 GIB = 1024**3
 BYTES_PER_PARAM = serving.BYTES_PER_PARAM
 KV_BYTES = serving.KV_BYTES
-DEFAULT_UTILIZATION = 0.9
 RUNTIME_OVERHEAD_GIB = 0.83  # CUDA context, activations, graphs (kvplan worked example)
-KNEE_CONCURRENCY = 32
-P99_FACTOR = 1.5
 
 # Total memory the CUDA runtime reports (nvidia-smi "Total" MiB / 1024). L4 from the kvplan
 # worked example; the others are nvidia-smi totals, unverified here. Fallback: 0.93 x marketed.

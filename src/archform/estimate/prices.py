@@ -10,11 +10,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
-
+from archform.spec.datafile import load_data
 from archform.spec.models.inference import InferenceFleet
 
 
@@ -46,8 +44,7 @@ class PriceTable:
 @cache
 def load_prices() -> PriceTable:
     """Load the bundled table once."""
-    text = resources.files("archform.spec").joinpath("data/prices.yaml").read_text("utf-8")
-    data: dict[str, Any] = YAML(typ="safe").load(text)
+    data: dict[str, Any] = load_data("prices.yaml")
     prices = {
         name: Price(
             name,

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from archform.spec.catalog import load_catalog
+from archform.spec.datafile import load_data
 
 BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 2, "int4": 2}
@@ -89,15 +87,10 @@ def kv_bytes(layers: int, kv_heads: int, head_dim: int, precision: str) -> int:
     return 2 * layers * kv_heads * head_dim * KV_BYTES[precision]
 
 
-def _text() -> str:
-    data = resources.files("archform.spec").joinpath("data/serving_calibration.yaml")
-    return data.read_text("utf-8")
-
-
 @cache
 def load_calibration() -> Calibration:
     """Load the bundled calibration once."""
-    data: dict[str, Any] = YAML(typ="safe").load(_text())
+    data: dict[str, Any] = load_data("serving_calibration.yaml")
     catalog = load_catalog()
     hardware: dict[str, Hardware] = {}
     for name, row in data["gpus"].items():

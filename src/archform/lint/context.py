@@ -5,17 +5,19 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.document import BlueprintSet, Document
-from archform.spec.models.common import Suppression
-from archform.spec.models.inference import InferenceFleet
-from archform.spec.models.platform import Platform
-from archform.spec.models.training import TrainingCluster
 from archform.spec.paths import Loc
 
-M = TypeVar("M", TrainingCluster, InferenceFleet, Platform)
+if TYPE_CHECKING:  # a kind's models are imported by the loader when a document of it is read
+    from archform.spec.models.common import Suppression
+    from archform.spec.models.inference import InferenceFleet
+    from archform.spec.models.platform import Platform
+    from archform.spec.models.training import TrainingCluster
+
+M = TypeVar("M", "TrainingCluster", "InferenceFleet", "Platform")
 
 RDMA_FABRICS = frozenset({"infiniband", "roce", "efa"})
 
@@ -50,13 +52,21 @@ class RuleContext:
 
     def training(self) -> Iterator[tuple[Document, TrainingCluster]]:
         """Training clusters that actually train on GPUs (not `purpose: serving`)."""
-        for doc, tc in self.documents(TrainingCluster):
-            if tc.purpose != "serving" and tc.compute.total_gpus > 0:
+        for doc in self.blueprints.documents:
+            tc = doc.model
+            if (
+                tc.kind == "TrainingCluster"
+                and tc.purpose != "serving"
+                and tc.compute.total_gpus > 0
+            ):
                 yield doc, tc
 
     def fleets(self) -> Iterator[tuple[Document, InferenceFleet]]:
         """Inference fleets."""
-        return self.documents(InferenceFleet)
+        for doc in self.blueprints.documents:
+            fleet = doc.model
+            if fleet.kind == "InferenceFleet":
+                yield doc, fleet
 
     @staticmethod
     def written(doc: Document, loc: Loc) -> bool:

@@ -13,10 +13,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
+from archform.spec.datafile import load_data
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Interval = tuple[int, int]  # [first, last], inclusive
@@ -94,8 +93,7 @@ def _size(intervals: Iterable[Interval]) -> int:
 
 @cache
 def _public_space(version: int) -> tuple[Interval, ...]:
-    text = resources.files("archform.spec").joinpath("data/addresses.yaml").read_text("utf-8")
-    data: dict[str, Any] = YAML(typ="safe").load(text)[f"ipv{version}"]
+    data: dict[str, Any] = load_data("addresses.yaml")[f"ipv{version}"]
     universe = [_interval(ipaddress.ip_network(data["universe"]))]
     blocked = merge(_interval(ipaddress.ip_network(c)) for c in data["not_public"])
     return tuple(_subtract(universe, blocked))

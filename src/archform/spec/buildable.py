@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import ipaddress
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.errors import SpecProblem
-from archform.spec.models.inference import InferenceFleet
-from archform.spec.models.platform import Platform
-from archform.spec.models.training import TrainingCluster
 from archform.spec.paths import Loc, format_path
 from archform.spec.release import split_source
 from archform.spec.source import SourceMap
+
+if TYPE_CHECKING:  # checked by `kind` below: lint imports only the models it reads
+    from archform.spec.models.inference import InferenceFleet
+    from archform.spec.models.training import TrainingCluster
 
 CLOUDS = ("aws", "gcp", "azure")
 # Providers of the model registry archform generates (render/targets/platform.py).
@@ -53,11 +54,12 @@ def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProble
     """Problems that would stop generation of one validated document."""
     checker = _Checker(file, source)
     catalog = load_catalog()
-    if isinstance(model, TrainingCluster) and model.placement.provider in CLOUDS:
+    kind = model.kind
+    if kind == "TrainingCluster" and model.placement.provider in CLOUDS:
         _training(checker, catalog, model)
-    elif isinstance(model, InferenceFleet):
+    elif kind == "InferenceFleet":
         _fleet(checker, catalog, model)
-    elif isinstance(model, Platform) and model.registry.provider not in REGISTRY_PROVIDERS:
+    elif kind == "Platform" and model.registry.provider not in REGISTRY_PROVIDERS:
         checker.add(
             ("registry", "provider"),
             f"archform does not generate a model registry on {model.registry.provider} yet",

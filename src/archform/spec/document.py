@@ -4,16 +4,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from archform.spec.errors import Pos
-from archform.spec.models.inference import InferenceFleet
-from archform.spec.models.platform import Platform
-from archform.spec.models.training import TrainingCluster
 from archform.spec.paths import Loc
-from archform.spec.source import SourceMap
 
-Model = TrainingCluster | InferenceFleet | Platform
+if TYPE_CHECKING:
+    from archform.spec.models.inference import InferenceFleet
+    from archform.spec.models.platform import Platform
+    from archform.spec.models.training import TrainingCluster
+    from archform.spec.source import SourceMap
+
+    Model: TypeAlias = TrainingCluster | InferenceFleet | Platform
+
+
+def __getattr__(name: str) -> Any:
+    """`Model` (the union of the three kinds) is built on first use: it imports every model."""
+    if name == "Model":
+        from archform.spec.models.inference import InferenceFleet
+        from archform.spec.models.platform import Platform
+        from archform.spec.models.training import TrainingCluster
+
+        return TrainingCluster | InferenceFleet | Platform
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)

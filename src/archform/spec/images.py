@@ -12,11 +12,9 @@ from __future__ import annotations
 import fnmatch
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-from ruamel.yaml import YAML
-
+from archform.spec.datafile import load_data
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.source import RawDocument
@@ -144,8 +142,7 @@ def _repository(key: str, raw: dict[str, Any]) -> Repository:
 
 def images_data() -> dict[str, Any]:
     """The raw table from archform/spec/data/images.yaml."""
-    text = resources.files("archform.spec").joinpath("data/images.yaml").read_text("utf-8")
-    data: dict[str, Any] = YAML(typ="safe", pure=True).load(text)
+    data: dict[str, Any] = load_data("images.yaml")
     return data
 
 

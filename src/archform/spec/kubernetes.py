@@ -11,10 +11,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
-from ruamel.yaml import YAML
+from archform.spec.datafile import load_data
 
 Phase = Literal["standard", "extended", "unsupported"]
 
@@ -75,8 +74,7 @@ def _date(value: Any) -> dt.date:
 @cache
 def load_calendars() -> dict[str, ProviderCalendar]:
     """The bundled table, by provider (aws, gcp, azure)."""
-    text = resources.files("archform.spec").joinpath("data/kubernetes.yaml").read_text("utf-8")
-    data: dict[str, Any] = YAML(typ="safe").load(text)
+    data: dict[str, Any] = load_data("kubernetes.yaml")
     out: dict[str, ProviderCalendar] = {}
     for provider, raw in data["providers"].items():
         rows = {

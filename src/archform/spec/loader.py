@@ -7,11 +7,12 @@ traceback for bad input.
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -20,18 +21,28 @@ from archform.spec.defaults import fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.images import image_problems
-from archform.spec.models.inference import InferenceFleet
-from archform.spec.models.platform import Platform
-from archform.spec.models.training import TrainingCluster
 from archform.spec.release import split_source
 from archform.spec.source import RawDocument, parse_documents, read_text
 from archform.spec.validate import problems_from
 
-MODELS: dict[str, type[BaseModel]] = {
-    "TrainingCluster": TrainingCluster,
-    "InferenceFleet": InferenceFleet,
-    "Platform": Platform,
+if TYPE_CHECKING:
+    from archform.spec.document import Model
+    from archform.spec.models.platform import Platform
+
+# Each kind's models are imported (and their validators built) only when a document of that
+# kind is read: linting a TrainingCluster never builds the InferenceFleet models.
+MODELS: dict[str, str] = {
+    "TrainingCluster": "archform.spec.models.training",
+    "InferenceFleet": "archform.spec.models.inference",
+    "Platform": "archform.spec.models.platform",
 }
+
+
+def model_class(kind: str) -> type[BaseModel]:
+    """The model class of a blueprint kind (one of MODELS), imported on first use."""
+    cls: type[BaseModel] = getattr(importlib.import_module(MODELS[kind]), kind)
+    return cls
+
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -162,7 +173,7 @@ def validate_document(raw: RawDocument) -> Document:
             "kind",
         )
     problems = fill_defaults(raw)
-    model_cls = MODELS[kind]
+    model_cls = model_class(kind)
     try:
         model = model_cls.model_validate(data)
     except ValidationError as exc:
@@ -174,8 +185,8 @@ def validate_document(raw: RawDocument) -> Document:
     if problems:
         problems.sort(key=lambda p: (p.secondary, p.line, p.column))
         raise SpecError(problems)
-    assert isinstance(model, TrainingCluster | InferenceFleet | Platform)
-    return Document(raw.file, raw.index, model, raw.source, data)
+    assert model is not None
+    return Document(raw.file, raw.index, cast("Model", model), raw.source, data)
 
 
 def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
@@ -199,7 +210,7 @@ def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
         else:
             seen[doc.name] = doc
     for doc in documents:
-        if isinstance(doc.model, Platform):
+        if doc.model.kind == "Platform":
             problems.extend(_check_platform(doc, doc.model, seen))
     if problems:
         raise SpecError(problems)
@@ -255,7 +266,7 @@ def _check_platform(
                     field,
                 )
             )
-        elif field == "inference" and isinstance(found.model, InferenceFleet):
+        elif field == "inference" and found.model.kind == "InferenceFleet":
             out.extend(_check_registry_source(model, found))
     return out
 
@@ -263,7 +274,7 @@ def _check_platform(
 def _check_registry_source(model: Platform, fleet_doc: Document) -> list[SpecProblem]:
     """The Platform's fleet must serve a version folder of the Platform's registry."""
     fleet = fleet_doc.model
-    assert isinstance(fleet, InferenceFleet)
+    assert fleet.kind == "InferenceFleet"
     scheme = {"aws": "s3", "gcp": "gs"}.get(model.registry.provider)
     if scheme is None:  # an unsupported registry provider is reported by spec.buildable
         return []

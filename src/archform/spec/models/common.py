@@ -20,12 +20,15 @@ class Strict(BaseModel):
 
     # strict: `nodes: true` is an error, not 1; `nodes: "32"` is an error, not 32.
     # allow_inf_nan=False: `.inf`, `.nan` and `1e999` are errors in every float field.
+    # defer_build: a model's validator is built when it first validates, not at import, so
+    # a command builds only the models of the kinds it reads (`archform lint` start-up).
     model_config = ConfigDict(
         extra="forbid",
         frozen=True,
         str_strip_whitespace=False,
         strict=True,
         allow_inf_nan=False,
+        defer_build=True,
     )
 
 

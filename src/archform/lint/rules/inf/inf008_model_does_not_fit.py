@@ -62,7 +62,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from archform.estimate import inference
+from archform.estimate import defaults
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
@@ -71,7 +71,7 @@ from archform.lint.rule import Options, rule
 class Inf008Options(Options):
     """Fraction of GPU memory the engine may use."""
 
-    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] = inference.DEFAULT_UTILIZATION
+    gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] = defaults.DEFAULT_UTILIZATION
 
 
 @rule(code="INF008", name="model-does-not-fit", severity="error", options=Inf008Options)
@@ -80,6 +80,9 @@ def check(ctx: RuleContext, options: Inf008Options) -> Iterator[Hit]:
     for doc, fleet in ctx.fleets():
         if fleet.gpu_pool.gpu is None:
             continue
+        # the estimate models are imported only when a fleet is linted (start-up)
+        from archform.estimate import inference
+
         fit = inference.memory_fit(fleet, utilization=options.gpu_memory_utilization)
         if fit.fits:
             continue

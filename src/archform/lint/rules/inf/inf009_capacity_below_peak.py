@@ -62,7 +62,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from archform.estimate import inference
+from archform.estimate import defaults
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
@@ -73,14 +73,17 @@ class Inf009Options(Options):
 
     knee_tokens_per_gpu: Annotated[float, Field(gt=0, le=1e7)] | None = None
     single_tokens_per_gpu: Annotated[float, Field(gt=0, le=1e7)] | None = None
-    p99_factor: Annotated[float, Field(ge=1, le=100)] = inference.P99_FACTOR
-    knee_concurrency: Annotated[int, Field(ge=1, le=100_000)] = inference.KNEE_CONCURRENCY
+    p99_factor: Annotated[float, Field(ge=1, le=100)] = defaults.P99_FACTOR
+    knee_concurrency: Annotated[int, Field(ge=1, le=100_000)] = defaults.KNEE_CONCURRENCY
 
 
 @rule(code="INF009", name="capacity-below-peak", severity="warning", options=Inf009Options)
 def check(ctx: RuleContext, options: Inf009Options) -> Iterator[Hit]:
     """Max replicas vs replicas needed at the peak."""
     for doc, fleet in ctx.fleets():
+        # the estimate models are imported only when a fleet is linted (start-up)
+        from archform.estimate import inference
+
         cap = inference.capacity(
             fleet,
             knee_tokens_per_gpu=options.knee_tokens_per_gpu,

@@ -57,7 +57,6 @@ from pydantic import Field
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
-from archform.spec.kubernetes import calendar, minor, support
 
 LOC = ("kubernetes", "version")
 
@@ -77,6 +76,9 @@ class EndOfSupportOptions(Options):
 def check(ctx: RuleContext, options: EndOfSupportOptions) -> Iterator[Hit]:
     """Versions past or near the end of the provider's support at `ctx.today`."""
     for doc, fleet in ctx.fleets():
+        # the calendars are read only when a fleet is linted (start-up of training-only lint)
+        from archform.spec.kubernetes import calendar, minor, support
+
         provider = fleet.placement.provider
         cal = calendar(provider)
         if cal is None:
