@@ -32,7 +32,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from archform.diff import Impact, diff_sets
-from archform.render.targets.fleet_view import fleet_view
+from archform.render.targets.fleet.view import fleet_view
 from archform.spec import InferenceFleet, load_text
 from support.fleet_cases import bundled_fleets, variant
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from archform.render.generate import generate
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec import TrainingCluster, load_paths
 from support import BLUEPRINTS, require_module, require_tool
 

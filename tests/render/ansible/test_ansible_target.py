@@ -14,9 +14,8 @@ import pytest
 import support
 from archform.render.env import render
 from archform.render.generate import build_files
-from archform.render.targets import ansible as target
-from archform.render.targets import nccl, slurm_conf
-from archform.render.view import training_view
+from archform.render.targets.ansible import nccl, slurm_conf, target
+from archform.render.targets.common.training_view import training_view
 from archform.spec import load_paths
 from archform.spec.models.training import TrainingCluster
 from archform.verify.checks._projects import synthetic_outputs

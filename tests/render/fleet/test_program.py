@@ -14,7 +14,7 @@ import pytest
 
 import support
 from archform.render.generate import build_files
-from archform.render.targets.fleet_view import fleet_view
+from archform.render.targets.fleet.view import fleet_view
 from support.fleet_cases import Case, fleet_cases
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

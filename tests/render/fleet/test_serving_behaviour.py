@@ -25,7 +25,7 @@ import yaml
 
 from archform.estimate.inference import capacity
 from archform.render.generate import build_files
-from archform.render.targets.k8s_objects import pre_stop
+from archform.render.targets.kubernetes.objects import pre_stop
 from support.fleet_cases import Case, fleet_cases
 
 CASES = fleet_cases()

@@ -9,7 +9,7 @@ from typing import Any
 import pulumi_cases as pc
 import pytest
 
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec.catalog import load_catalog
 from support import GOLDENS, compare_tree, require_module
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from archform.render.generate import build_files
-from archform.render.targets.pulumi_aws import network_cards
-from archform.render.targets.pulumi_gcp import gpu_networks
+from archform.render.targets.aws.training import network_cards
+from archform.render.targets.gcp.training import gpu_networks
 from archform.render.writer import write_tree
 from archform.spec import SpecError, load_text
 from support import BLUEPRINTS, require_module, run_cli
@@ -298,7 +298,7 @@ def test_aws_purchase_options_reach_the_launch_template(
 
 
 def test_gcp_labels_are_sanitised_from_the_owner() -> None:
-    from archform.render.targets.pulumi_gcp import settings
+    from archform.render.targets.gcp.training import settings
 
     text = _variant("gcp-a3-mega-tcpxo", ("owner: ml-infra", "owner: ML Infra@Corp"))
     cluster = load_text(text).documents[0].model

@@ -68,8 +68,8 @@ def _version_rewrites(
     if cluster.scheduler.slurm_version.release == version.release:
         return {}, [], f"rendered for and validated with Slurm {cluster.scheduler.version}"
     from archform.render.env import render
-    from archform.render.targets.ansible import context
-    from archform.render.targets.slurm_conf import slurm_context
+    from archform.render.targets.ansible.slurm_conf import slurm_context
+    from archform.render.targets.ansible.target import context
 
     ctx = context(cluster)
     other = dict(ctx, slurm=slurm_context(ctx["view"], version.release))
@@ -181,8 +181,8 @@ def _leaves(scontrol: str, env: dict[str, str]) -> list[set[str]]:
 def _expected(project: Project) -> dict[str, Any] | None:
     if project.cluster is None:
         return None
-    from archform.render.targets.slurm_conf import expected_leaves
-    from archform.render.view import training_view
+    from archform.render.targets.ansible.slurm_conf import expected_leaves
+    from archform.render.targets.common.training_view import training_view
 
     view = training_view(project.cluster)
     gres = {}

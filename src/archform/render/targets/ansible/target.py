@@ -14,8 +14,10 @@ from archform.bundled import templates_dir
 from archform.render.env import render
 from archform.render.hostlist import compress
 from archform.render.target import Target
-from archform.render.targets import ansible_roles, nccl, node_image, slurm_conf
-from archform.render.view import training_view
+from archform.render.targets.ansible import nccl, slurm_conf
+from archform.render.targets.ansible import roles as ansible_roles
+from archform.render.targets.common import node_image
+from archform.render.targets.common.training_view import training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.training import TrainingCluster

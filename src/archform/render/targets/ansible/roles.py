@@ -1,6 +1,6 @@
 """What goes into the Ansible project: roles, group variables, inventory, storage mounts.
 
-Plain data only; `archform.render.targets.ansible` renders it through the templates.
+Plain data only; `archform.render.targets.ansible.target` renders it through the templates.
 Pinned versions carry their source in a comment; bump them here (and in the goldens).
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archform.render.targets import nccl
+from archform.render.targets.ansible import nccl
 from archform.spec import slurm
 
 # Pinned component versions. A change here changes every generated project.

@@ -13,9 +13,9 @@ from typing import Any
 
 from archform.render.env import render
 from archform.render.target import Target
-from archform.render.targets.fleet import SDK_PINS, fleet_data
-from archform.render.targets.k8s_objects import fleet_objects
-from archform.render.targets.platform import FLEET_SERVICE_ACCOUNT, SUPPORTED
+from archform.render.targets.fleet.target import SDK_PINS, fleet_data
+from archform.render.targets.kubernetes.objects import fleet_objects
+from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.inference import InferenceFleet

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from archform.render.hostlist import compress
-from archform.render.view import leaves
+from archform.render.targets.common.training_view import leaves
 from archform.spec import slurm
 from archform.spec.slurm import SlurmVersion
 

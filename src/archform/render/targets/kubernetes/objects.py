@@ -7,7 +7,7 @@ checks in strict mode, so what is validated is exactly what is deployed.
 Probes: readiness and startup on the model endpoint, liveness on /health (llm-d readiness
 guide); /dev/shm as a memory emptyDir (vLLM production-stack); PDB maxUnavailable 1
 (Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree rule). The weights pipeline is
-in k8s_weights, Service, entry point and autoscaler objects in k8s_traffic.
+in kubernetes.weights, Service, entry point and autoscaler objects in kubernetes.traffic.
 - llm-d: https://llm-d.ai/docs/usage/readiness-probes
 - vLLM production-stack: https://github.com/vllm-project/production-stack (helm/templates)
 - Gatekeeper: https://open-policy-agent.github.io/gatekeeper-library/website/validation/poddisruptionbudget
@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archform.render.targets import k8s_weights as weights
-from archform.render.targets.fleet_view import GPU_POOL_LABEL
-from archform.render.targets.k8s_common import SERVERS
-from archform.render.targets.k8s_common import meta as _meta
-from archform.render.targets.k8s_traffic import (
+from archform.render.targets.fleet.view import GPU_POOL_LABEL
+from archform.render.targets.kubernetes import weights
+from archform.render.targets.kubernetes.common import SERVERS
+from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.traffic import (
     dns_label,
     gateway_address,
     gcp_global,

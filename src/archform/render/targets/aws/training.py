@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from archform.render.targets.node_image import (
+from archform.render.targets.common.node_image import (
     cluster_image,
     head_reference,
     image_reference,
 )
-from archform.render.targets.pulumi_common import (
+from archform.render.targets.common.pulumi import (
     ConfigKey,
     base_settings,
     carve,
@@ -114,7 +114,7 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
 
 def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes for one cluster."""
-    from archform.render.view import training_view
+    from archform.render.targets.common.training_view import training_view
 
     view = training_view(cluster)
     net = cluster.placement.network

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from archform.render.targets.k8s_common import PROMETHEUS, SERVERS
-from archform.render.targets.k8s_common import meta as _meta
+from archform.render.targets.kubernetes.common import PROMETHEUS, SERVERS
+from archform.render.targets.kubernetes.common import meta as _meta
 
 
 def service(v: dict[str, Any]) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from archform.render.targets.node_image import cluster_image, image_reference
-from archform.render.targets.pulumi_common import (
+from archform.render.targets.common.node_image import cluster_image, image_reference
+from archform.render.targets.common.pulumi import (
     ConfigKey,
     base_settings,
     carve,
@@ -23,7 +23,7 @@ from archform.render.targets.pulumi_common import (
     round_up,
     zone_of,
 )
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import TrainingCluster
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from archform.render.env import render
 from archform.render.target import Target
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.training import TrainingCluster

@@ -17,14 +17,14 @@ from ruamel.yaml import YAML
 
 from archform.render.env import render
 from archform.render.target import Releases, Target
-from archform.render.targets.fleet_view import fleet_view
-from archform.render.targets.k8s_objects import (
+from archform.render.targets.fleet.view import fleet_view
+from archform.render.targets.kubernetes.objects import (
     SERVERS,
     dns_label,
     fleet_objects,
     gateway_address,
 )
-from archform.render.targets.k8s_weights import stage_deadline_seconds
+from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.inference import InferenceFleet

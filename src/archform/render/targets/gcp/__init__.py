@@ -1,0 +1,1 @@
+"""GCP: the `pulumi-gcp` training target (Compute Engine + GPUDirect, Managed Lustre, Filestore)."""
