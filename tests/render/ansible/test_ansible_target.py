@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -307,6 +308,6 @@ def test_slurm_templates_render_through_conf_filter_only() -> None:
     from archform.render.filters import FilterError
 
     ctx = target.context(_cluster("onprem-cpu-smoke"))
-    bad = dict(ctx, slurm={**ctx["slurm"], "global_lines": [[("ClusterName", "a b")]]})
+    bad = replace(ctx, slurm=replace(ctx.slurm, global_lines=[[("ClusterName", "a b")]]))
     with pytest.raises(FilterError):
         render("ansible/roles/slurm/files/slurm.conf.j2", bad)

@@ -23,6 +23,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,7 @@ def _version_rewrites(
     from archform.render.targets.ansible.target import context
 
     ctx = context(cluster)
-    other = dict(ctx, slurm=slurm_context(ctx["view"], version.release))
+    other = replace(ctx, slurm=slurm_context(ctx.view, version.release))
     replaced: dict[str, str] = {}
     changed: list[str] = []
     for name in FILES:
@@ -186,13 +187,11 @@ def _expected(project: Project) -> dict[str, Any] | None:
 
     view = training_view(project.cluster)
     gres = {}
-    for group in view["groups"]:
+    for group in view.groups:
         want = (
-            f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}"
-            if group["gpus_per_node"]
-            else "(null)"
+            f"gpu:{group.gpu_gres_type}:{group.gpus_per_node}" if group.gpus_per_node else "(null)"
         )
-        gres.update(dict.fromkeys(group["hostnames"], want))
+        gres.update(dict.fromkeys(group.hostnames, want))
     return {"gres": gres, "leaves": [set(leaf) for leaf in expected_leaves(view)]}
 
 

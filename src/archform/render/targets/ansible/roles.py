@@ -6,10 +6,13 @@ Pinned versions carry their source in a comment; bump them here (and in the gold
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from archform.render.targets.ansible import nccl
+from archform.render.targets.common.training_view import TrainingView
 from archform.spec import slurm
+from archform.spec.models.training import Storage
 
 # Pinned component versions. A change here changes every generated project.
 VERSIONS: dict[str, str] = {
@@ -44,41 +47,41 @@ STRIPE_BY_PURPOSE = {
 }
 
 
-def roles_for(view: dict[str, Any]) -> list[str]:
+def roles_for(view: TrainingView) -> list[str]:
     """Roles the project ships, in site.yml order."""
-    kinds = {s["kind"] for s in view["storage"]}
-    sched = view["scheduler"]
+    kinds = {s.kind for s in view.storage}
+    sched = view.scheduler
     roles = ["common", "munge", "nvidia_driver", "fabric", "nccl"]
     if "lustre" in kinds:
         roles.append("lustre_client")
     if "nfs" in kinds:
         roles.append("nfs_client")
-    if sched["containers"] == "pyxis":
+    if sched.containers == "pyxis":
         roles.append("pyxis_enroot")
-    if sched["health_checks"]:
+    if sched.health_checks:
         roles.append("health")
     roles.append("slurm")
     return roles
 
 
-def _mount(view: dict[str, Any], storage: dict[str, Any]) -> dict[str, Any]:
-    stripe = storage["stripe_count"]
+def _mount(view: TrainingView, storage: Storage) -> dict[str, Any]:
+    stripe = storage.stripe_count
     if stripe is None:
-        stripe = STRIPE_BY_PURPOSE[storage["purpose"]]
+        stripe = STRIPE_BY_PURPOSE[storage.purpose]
     return {
-        "name": storage["name"],
-        "purpose": storage["purpose"],
-        "path": storage["mount"] or f"/mnt/{storage['name']}",
+        "name": storage.name,
+        "purpose": storage.purpose,
+        "path": storage.mount or f"/mnt/{storage.name}",
         # On-prem endpoints are in the blueprint; cloud ones come from the Pulumi outputs
         # (inventory variables archform_lustre_outputs / archform_nfs_outputs) at run time.
-        "endpoint": storage["endpoint"] if view["provider"] == "onprem" else None,
+        "endpoint": storage.endpoint if view.provider == "onprem" else None,
         "stripe_count": stripe,
     }
 
 
-def storage_mounts(view: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+def storage_mounts(view: TrainingView, kind: str) -> list[dict[str, Any]]:
     """Mounts of one storage kind, in blueprint order."""
-    return [_mount(view, s) for s in view["storage"] if s["kind"] == kind]
+    return [_mount(view, s) for s in view.storage if s.kind == kind]
 
 
 def _nfs_options(provider: str) -> str:
@@ -103,82 +106,100 @@ def _local_nvme_path(provider: str) -> str:
     }.get(provider, "/mnt/local_nvme")
 
 
-def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
+def group_vars(view: TrainingView) -> list[tuple[str, Any]]:
     """Everything the roles need, derived from the blueprint (group_vars/all.yml)."""
-    sched = view["scheduler"]
-    fabric = view["fabric"]
-    first = view["groups"][0]
-    rate_per_rail = fabric["gbps_per_node"] // max(1, fabric["rails"])
+    sched = view.scheduler
+    fabric = view.fabric
+    first = view.groups[0]
+    rate_per_rail = fabric.gbps_per_node // max(1, fabric.rails)
     out: list[tuple[str, Any]] = [
-        ("archform_cluster", view["name"]),
-        ("archform_provider", view["provider"]),
-        ("archform_connection_local", view["connection"] == "local"),
-        ("archform_set_hostname", view["connection"] != "local"),
-        ("slurm_version", sched["version"]),
+        ("archform_cluster", view.name),
+        ("archform_provider", view.provider),
+        ("archform_connection_local", view.connection == "local"),
+        ("archform_set_hostname", view.connection != "local"),
+        ("slurm_version", sched.version),
         # slurm_install_method (distro or build) comes from the node image (node_image.py);
         # a build is of the patch release the option table was read from unless the
         # blueprint names one.
-        ("slurm_build_version", slurm.build_version(slurm.parse_version(sched["version"]))),
-        ("slurm_controller", view["controller"]),
-        ("slurm_backup_controller", view["backup_controller"]),
-        ("slurm_accounting", bool(sched["accounting"])),
-        ("slurm_elastic", bool(sched["elastic"])),
-        ("slurm_gres", bool(view["gpu_cluster"])),
+        ("slurm_build_version", slurm.build_version(slurm.parse_version(sched.version))),
+        ("slurm_controller", view.controller),
+        ("slurm_backup_controller", view.backup_controller),
+        ("slurm_accounting", bool(sched.accounting)),
+        ("slurm_elastic", bool(sched.elastic)),
+        ("slurm_gres", bool(view.gpu_cluster)),
         (
             "slurm_topology",
-            view["fabric"]["topology"]["kind"] != "flat" and len(view["all_hostnames"]) > 1,
+            view.fabric.topology.kind != "flat" and len(view.all_hostnames) > 1,
         ),
-        ("slurm_pyxis", sched["containers"] == "pyxis"),
-        ("slurm_partitions", [p["name"] for p in sched["partitions"]]),
-        ("slurm_qos", sched["qos"]),
-        ("slurm_accounts", sched["accounts"]),
-        ("nvidia_gpus_per_node", first["gpus_per_node"]),
-        ("nvidia_fabric_manager", any(g["nvswitch"] for g in view["groups"])),
-        ("fabric_kind", fabric["kind"]),
-        ("fabric_rails", fabric["rails"]),
+        ("slurm_pyxis", sched.containers == "pyxis"),
+        ("slurm_partitions", [p.name for p in sched.partitions]),
+        ("slurm_qos", [q.model_dump(mode="json") for q in sched.qos]),
+        ("slurm_accounts", [a.model_dump(mode="json") for a in sched.accounts]),
+        ("nvidia_gpus_per_node", first.gpus_per_node),
+        ("nvidia_fabric_manager", any(g.nvswitch for g in view.groups)),
+        ("fabric_kind", fabric.kind),
+        ("fabric_rails", fabric.rails),
         ("fabric_rate_gbps_per_rail", rate_per_rail),
-        ("fabric_gpudirect_rdma", bool(fabric["gpudirect_rdma"])),
-        ("fabric_hcas", fabric["hcas"] or []),
-        ("fabric_azure_topo_file", nccl.topo_file(first["instance_type"]) or ""),
+        ("fabric_gpudirect_rdma", bool(fabric.gpudirect_rdma)),
+        ("fabric_hcas", fabric.hcas or []),
+        ("fabric_azure_topo_file", nccl.topo_file(first.instance_type) or ""),
         ("lustre_mounts", storage_mounts(view, "lustre")),
         ("nfs_mounts", storage_mounts(view, "nfs")),
         (
             "archform_shared_home",
             any(
-                s["kind"] in ("nfs", "lustre") and (s["mount"] or "") in ("/home", "/home/")
-                for s in view["storage"]
+                s.kind in ("nfs", "lustre") and (s.mount or "") in ("/home", "/home/")
+                for s in view.storage
             ),
         ),
-        ("nfs_mount_options", _nfs_options(view["provider"])),
-        ("enroot_local_path", _local_nvme_path(view["provider"])),
-        ("health_nhc", "nhc" in sched["health_checks"]),
-        ("health_dcgm", "dcgm" in sched["health_checks"]),
+        ("nfs_mount_options", _nfs_options(view.provider)),
+        ("enroot_local_path", _local_nvme_path(view.provider)),
+        ("health_nhc", "nhc" in sched.health_checks),
+        ("health_dcgm", "dcgm" in sched.health_checks),
         ("nccl_busbw_min_gbytes", nccl.busbw_thresholds(view)),
-        ("nccl_tests_nodes", len(view["all_hostnames"])),
+        ("nccl_tests_nodes", len(view.all_hostnames)),
         # srun MPI plugin for nccl-tests: PMIx (AWS samples), PMI-2 in Google's TCPXO example.
-        ("nccl_tests_mpi", "pmi2" if fabric["kind"] == "gpudirect_tcpxo" else "pmix"),
+        ("nccl_tests_mpi", "pmi2" if fabric.kind == "gpudirect_tcpxo" else "pmix"),
     ]
     out += sorted(VERSIONS.items())
     return out
 
 
-def inventory_groups(view: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class InventoryHosts:
+    """Hosts of one inventory group, with their addresses (None: not known yet).
+
+    `range` is the Ansible host range (gpu[001:032]) written instead of the names when no
+    address is known and the names form one zero-padded range.
+    """
+
+    names: list[str]
+    addresses: list[str | None]
+    range: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """The on-prem static inventory: controller, login and one group per node group."""
+
+    controller: InventoryHosts
+    login: InventoryHosts
+    compute: dict[str, InventoryHosts]
+
+
+def inventory_groups(view: TrainingView) -> Inventory:
     """On-prem static inventory: hosts per group, with addresses when the blueprint has them.
 
     Names without addresses are written as Ansible host ranges (gpu[001:032]) so the file
     stays small; the template says that addresses must be filled in.
     """
-
-    def hosts(names: list[str], addresses: list[str | None]) -> dict[str, Any]:
-        return {"names": names, "addresses": addresses}
-
     controller_addr = None
-    login_addrs: list[str | None] = [None] * len(view["login"])
-    if view["hosts"] is not None:
-        controller_addr = view["hosts"]["controller"]["address"]
-        login_addrs = [h["address"] for h in view["hosts"]["login"]]
-    return {
-        "controller": hosts([view["controller"]], [controller_addr]),
-        "login": hosts(view["login"], login_addrs),
-        "compute": {g["name"]: hosts(g["hostnames"], g["addresses"]) for g in view["groups"]},
-    }
+    login_addrs: list[str | None] = [None] * len(view.login)
+    if view.hosts is not None:
+        controller_addr = view.hosts.controller.address
+        login_addrs = [h.address for h in view.hosts.login]
+    return Inventory(
+        controller=InventoryHosts([view.controller], [controller_addr]),
+        login=InventoryHosts(view.login, login_addrs),
+        compute={g.name: InventoryHosts(g.hostnames, g.addresses) for g in view.groups},
+    )

@@ -120,8 +120,8 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     net = cluster.placement.network
     private_cidr, public_cidr = carve(net.cidr, 4)[:2]
     groups = [
-        _group(cluster, g, v["hostnames"])
-        for g, v in zip(cluster.compute.groups, view["groups"], strict=True)
+        _group(cluster, g, v.hostnames)
+        for g, v in zip(cluster.compute.groups, view.groups, strict=True)
     ]
     values = base_settings(cluster)
     values.update(

@@ -61,8 +61,8 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     net = cluster.placement.network
     catalog = load_catalog()
     compute_cidr, lustre_cidr = carve(net.cidr, 4)[:2]
-    groups = []
-    for group, gv in zip(cluster.compute.groups, view["groups"], strict=True):
+    groups: list[dict[str, Any]] = []
+    for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
         assert group.nodes <= catalog.limits.azure_scale_set_max_vms, "spec.buildable"
         assert group.instance_type is not None, "checked by spec.buildable"
         prefix = f"{cluster.name}-{group.name}-"
@@ -71,7 +71,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
                 "name": group.name,
                 "vm_size": group.instance_type,
                 "nodes": group.nodes,
-                "hostnames": gv["hostnames"],
+                "hostnames": gv.hostnames,
                 "computer_name_prefix": prefix,
                 "computer_names": scale_set_hostnames(prefix, group.nodes),
                 "spot": group.purchase == "spot",
@@ -102,9 +102,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "LUSTRE_CIDR": lustre_cidr,
             "HEAD_VM_SIZE": cluster.scheduler.controller_instance_type or HEAD_VM_SIZE,
             "CONTROLLER_ADDRESS": host_address(compute_cidr, 10),
-            "LOGIN_ADDRESSES": [
-                host_address(compute_cidr, 11 + i) for i in range(len(view["login"]))
-            ],
+            "LOGIN_ADDRESSES": [host_address(compute_cidr, 11 + i) for i in range(len(view.login))],
             "GROUPS": groups,
             "LUSTRE": lustre,
             "NFS": [

@@ -119,16 +119,16 @@ def host_address(subnet: str, index: int) -> str:
 def base_settings(cluster: TrainingCluster) -> dict[str, Any]:
     """Values every provider's settings.py carries (names from the shared training view)."""
     view = training_view(cluster)
-    tags = {"archform-cluster": cluster.name, **view["labels"]}
-    if view["owner"]:
-        tags["owner"] = view["owner"]
+    tags = {"archform-cluster": cluster.name, **view.labels}
+    if view.owner:
+        tags["owner"] = view.owner
     return {
-        "CLUSTER": view["name"],
-        "REGION": view["region"],
+        "CLUSTER": view.name,
+        "REGION": view.region,
         "TAGS": dict(sorted(tags.items())),
-        "SSH_CIDRS": sorted(view["ssh_cidrs"]),
-        "CONTROLLER": view["controller"],
-        "LOGIN": view["login"],
+        "SSH_CIDRS": sorted(view.ssh_cidrs),
+        "CONTROLLER": view.controller,
+        "LOGIN": view.login,
     }
 
 

@@ -80,9 +80,9 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     net = cluster.placement.network
     catalog = load_catalog()
     system_cidr, psa_cidr = carve(net.cidr, 2)
-    groups = []
+    groups: list[dict[str, Any]] = []
     index = 32  # static addresses: controller .10, login .11-.26, compute from .32
-    for group, gv in zip(cluster.compute.groups, view["groups"], strict=True):
+    for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
         assert group.instance_type is not None, "checked by spec.buildable"
         info = catalog.instance(group.instance_type)
         addresses = [host_address(system_cidr, index + i) for i in range(group.nodes)]
@@ -91,7 +91,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             {
                 "name": group.name,
                 "machine_type": group.instance_type,
-                "hostnames": gv["hostnames"],
+                "hostnames": gv.hostnames,
                 "addresses": addresses,
                 "purchase": group.purchase,
                 "reservation": group.capacity_reservation_id,
@@ -124,9 +124,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "COLLOCATED": cluster.placement.colocation == "cluster",
             "HEAD_MACHINE_TYPE": cluster.scheduler.controller_instance_type or HEAD_MACHINE_TYPE,
             "CONTROLLER_ADDRESS": host_address(system_cidr, 10),
-            "LOGIN_ADDRESSES": [
-                host_address(system_cidr, 11 + i) for i in range(len(view["login"]))
-            ],
+            "LOGIN_ADDRESSES": [host_address(system_cidr, 11 + i) for i in range(len(view.login))],
             "GPU_NETWORKS": groups[0]["networks"],
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
