@@ -9,11 +9,12 @@ the blueprint loads; Managed Lustre tiers and capacity steps come from the catal
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
 from archform.render.targets.common.node_image import cluster_image, image_reference
 from archform.render.targets.common.pulumi import (
     ConfigKey,
+    Settings,
     base_settings,
     carve,
     host_address,
@@ -30,6 +31,42 @@ from archform.spec.models.training import TrainingCluster
 AZURE_FILES_MIN_GIB = 100  # premium file shares
 HEAD_VM_SIZE = "Standard_D8s_v5"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleSet:
+    """One node group as a Uniform scale set (settings.py GROUPS entry)."""
+
+    name: str
+    vm_size: str
+    nodes: int
+    hostnames: list[str]
+    computer_name_prefix: str
+    computer_names: list[str]
+    spot: bool
+    capacity_reservation_group_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Amlfs:
+    """One Azure Managed Lustre file system (settings.py LUSTRE entry)."""
+
+    name: str
+    sku: str
+    capacity_tib: int
+    source: str | None
+    mount: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileShare:
+    """One Azure Files NFS share and its storage account (settings.py NFS entry)."""
+
+    name: str
+    account: str
+    share: str
+    quota_gib: int
+    mount: str | None
 
 
 def _base36(number: int) -> str:
@@ -55,43 +92,43 @@ def _account_name(cluster: str, storage: str) -> str:
     return re.sub(r"[^a-z0-9]", "", f"{cluster}{storage}")[:24].ljust(3, "0")
 
 
-def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey], list[str]]:
+def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
     net = cluster.placement.network
     catalog = load_catalog()
     compute_cidr, lustre_cidr = carve(net.cidr, 4)[:2]
-    groups: list[dict[str, Any]] = []
+    groups: list[ScaleSet] = []
     for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
         assert group.nodes <= catalog.limits.azure_scale_set_max_vms, "spec.buildable"
         assert group.instance_type is not None, "checked by spec.buildable"
         prefix = f"{cluster.name}-{group.name}-"
         groups.append(
-            {
-                "name": group.name,
-                "vm_size": group.instance_type,
-                "nodes": group.nodes,
-                "hostnames": gv.hostnames,
-                "computer_name_prefix": prefix,
-                "computer_names": scale_set_hostnames(prefix, group.nodes),
-                "spot": group.purchase == "spot",
-                "capacity_reservation_group_id": group.capacity_reservation_id,
-            }
+            ScaleSet(
+                name=group.name,
+                vm_size=group.instance_type,
+                nodes=group.nodes,
+                hostnames=gv.hostnames,
+                computer_name_prefix=prefix,
+                computer_names=scale_set_hostnames(prefix, group.nodes),
+                spot=group.purchase == "spot",
+                capacity_reservation_group_id=group.capacity_reservation_id,
+            )
         )
-    lustre = []
+    lustre: list[Amlfs] = []
     amlfs = catalog.lustre["azure"]
     for s in lustre_entries(cluster):
         tier = s.throughput_mbps_per_tib or amlfs.default_tier
         rule = amlfs.tier(tier)
         assert rule is not None, "checked by spec.buildable"
         lustre.append(
-            {
-                "name": s.name,
-                "sku": f"AMLFS-Durable-Premium-{tier}",
-                "capacity_tib": round_up(s.size_tib * 1024, rule.step_gib) // 1024,
-                "source": s.source,
-                "mount": s.mount,
-            }
+            Amlfs(
+                name=s.name,
+                sku=f"AMLFS-Durable-Premium-{tier}",
+                capacity_tib=round_up(s.size_tib * 1024, rule.step_gib) // 1024,
+                source=s.source,
+                mount=s.mount,
+            )
         )
     values = base_settings(cluster)
     values.update(
@@ -106,13 +143,13 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "GROUPS": groups,
             "LUSTRE": lustre,
             "NFS": [
-                {
-                    "name": s.name,
-                    "account": _account_name(cluster.name, s.name),
-                    "share": re.sub(r"[^a-z0-9-]", "-", s.name)[:63],
-                    "quota_gib": max(AZURE_FILES_MIN_GIB, round_up(s.size_tib * 1024, 1)),
-                    "mount": s.mount,
-                }
+                FileShare(
+                    name=s.name,
+                    account=_account_name(cluster.name, s.name),
+                    share=re.sub(r"[^a-z0-9-]", "-", s.name)[:63],
+                    quota_gib=max(AZURE_FILES_MIN_GIB, round_up(s.size_tib * 1024, 1)),
+                    mount=s.mount,
+                )
                 for s in nfs_entries(cluster)
             ],
         }
@@ -127,10 +164,10 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         ),
     ]
     for entry in lustre:
-        if entry["source"]:
+        if entry.source:
             config.append(
                 ConfigKey(
-                    f"{entry['name']}HsmContainerId",
+                    f"{entry.name}HsmContainerId",
                     "Resource id of the blob container behind the Lustre file system in the key's "
                     "name "
                     "(empty: no blob integration)",
@@ -139,7 +176,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             )
             config.append(
                 ConfigKey(
-                    f"{entry['name']}HsmLoggingContainerId",
+                    f"{entry.name}HsmLoggingContainerId",
                     "Resource id of the blob container for that file system's import logs",
                     "",
                 )
@@ -147,9 +184,9 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     for g in groups:
         config.append(
             ConfigKey(
-                f"{g['name']}CapacityReservationGroupId",
+                f"{g.name}CapacityReservationGroupId",
                 "Capacity reservation group id of the node group in the key's name (empty: none)",
-                g["capacity_reservation_group_id"] or "",
+                g.capacity_reservation_group_id or "",
             )
         )
     notes = [
