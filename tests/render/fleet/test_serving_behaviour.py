@@ -117,8 +117,7 @@ def metrics() -> Iterator[tuple[int, type[_Metrics]]]:
 
 
 def _hook(port: int, budget: int) -> list[str]:
-    view = {"server": {"kind": "vllm", "port": port}, "serving": {"drain_s": budget}}
-    return pre_stop(view)
+    return pre_stop("vllm", port, budget)
 
 
 def test_drain_waits_for_requests_in_flight_then_returns(

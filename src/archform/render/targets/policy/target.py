@@ -13,6 +13,7 @@ from typing import Any
 
 from archform.render.env import render
 from archform.render.target import Target
+from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.fleet.target import SDK_PINS, fleet_data
 from archform.render.targets.kubernetes.objects import fleet_objects
 from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
@@ -29,7 +30,7 @@ PINS = {"pulumi-policy": "1.21.0", "pulumi": SDK_PINS["pulumi"]}
 IMAGE_ALLOWANCE_GIB = 30
 
 
-def _serving_account(view: dict[str, Any]) -> str:
+def _serving_account(view: FleetView) -> str:
     """The service account the generated Deployments run as."""
     for objects in fleet_objects(view).values():
         for obj in objects:
@@ -44,15 +45,15 @@ def fleet_expect(fleet: InferenceFleet) -> dict[str, Any]:
     return {
         "program": fleet.name,
         "kind": "fleet",
-        "provider": view["provider"],
-        "k8s_version": view["k8s_version"],
+        "provider": view.provider,
+        "k8s_version": view.k8s_version,
         "deployer_cidrs": list(fleet.kubernetes.api_access_cidrs),
         "serving": {"namespace": fleet.name, "service_account": _serving_account(view)},
         "weights": {
-            r["name"].lower(): {"bucket": r["weights_bucket"], "replica": r["replica_bucket"]}
-            for r in view["regions"]
+            r.name.lower(): {"bucket": r.weights_bucket, "replica": r.replica_bucket}
+            for r in view.regions
         },
-        "gpus_per_node": view["gpus_per_node"],
+        "gpus_per_node": view.gpus_per_node,
         "image_gib": IMAGE_ALLOWANCE_GIB,
     }
 
