@@ -62,8 +62,8 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
     view = fleet_view(fleet, release)
     return FleetData(
         **{f.name: getattr(view, f.name) for f in fields(view)},
-        ready_path=SERVERS[view.server.kind]["ready"],
-        live_path=SERVERS[view.server.kind]["live"],
+        ready_path=SERVERS[view.server.kind].ready,
+        live_path=SERVERS[view.server.kind].live,
         dns_label=dns_label(view),
         gateway_address=gateway_address(view),
         p99_target_ms=fleet.traffic.p99_latency_ms if fleet.traffic else 30_000,

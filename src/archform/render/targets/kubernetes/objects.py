@@ -184,19 +184,19 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                 },
             },
             "startupProbe": {
-                "httpGet": {"path": paths["ready"], "port": "http"},
+                "httpGet": {"path": paths.ready, "port": "http"},
                 "periodSeconds": probe_period,
                 "timeoutSeconds": 5,
                 "failureThreshold": startup_failures,
             },
             "readinessProbe": {
-                "httpGet": {"path": paths["ready"], "port": "http"},
+                "httpGet": {"path": paths.ready, "port": "http"},
                 "periodSeconds": 5,
                 "timeoutSeconds": 5,
                 "failureThreshold": 3,
             },
             "livenessProbe": {
-                "httpGet": {"path": paths["live"], "port": "http"},
+                "httpGet": {"path": paths.live, "port": "http"},
                 "periodSeconds": 15,
                 "timeoutSeconds": 5,
                 "failureThreshold": 4,

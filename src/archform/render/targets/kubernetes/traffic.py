@@ -16,7 +16,7 @@ def service(v: FleetView) -> dict[str, Any]:
     provider, public = v.provider, v.global_lb
     annotations: dict[str, str] = {}
     kind = "LoadBalancer"
-    ready = SERVERS[v.server.kind]["ready"]
+    ready = SERVERS[v.server.kind].ready
     if provider == "aws":
         aws = "service.beta.kubernetes.io/aws-load-balancer-"
         annotations[aws + "type"] = "nlb"
@@ -81,16 +81,16 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
     sel = f'{{namespace="{name}"}}'
     metric, target = v.autoscaling.metric, v.autoscaling.target
     queries = {
-        "queue_depth": (f"sum({m['queue']}{sel})", "AverageValue"),
-        "requests_per_second": (f"sum(rate({m['ok']}{sel}[1m]))", "AverageValue"),
-        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m['kv'].split('|'))})", "Value"),
+        "queue_depth": (f"sum({m.queue}{sel})", "AverageValue"),
+        "requests_per_second": (f"sum(rate({m.ok}{sel}[1m]))", "AverageValue"),
+        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m.kv.split('|'))})", "Value"),
         "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
     }
     threshold = float(target)
-    if metric == "queue_depth" and "running" in m:
+    if metric == "queue_depth" and m.running is not None:
         # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
         # the rest, so the threshold is a full batch plus the blueprint's queue target.
-        running = f"sum({m['running']}{sel})"
+        running = f"sum({m.running}{sel})"
         queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
         threshold += v.serving.max_num_seqs
     query, metric_type = queries[metric]
@@ -219,7 +219,7 @@ def gcp_global(v: FleetView, config_cluster: bool) -> list[dict[str, Any]]:
                         "type": "HTTP",
                         "httpHealthCheck": {
                             "port": v.server.port,
-                            "requestPath": SERVERS[v.server.kind]["ready"],
+                            "requestPath": SERVERS[v.server.kind].ready,
                         },
                     }
                 },
