@@ -2,24 +2,29 @@
 
 Layout (each folder is a package; a module holding a target exposes ``TARGET``)::
 
-    common/       shared helpers: training_view (the TrainingCluster view model every
-                  training target starts from), node_image, pulumi (settings.py skeleton,
-                  config keys, project files of a training Pulumi project)
+    common/       shared helpers: training_view (the TrainingCluster view every training
+                  target starts from), node_image, pulumi (settings.py skeleton, config
+                  keys, project files of a training Pulumi project), clouds (CloudFacts and
+                  the lookup of a provider's facts by name)
     ansible/      target ``ansible``: Slurm cluster configuration for every provider
                   (target, roles, slurm_conf, nccl)
     kubernetes/   the Kubernetes objects of an InferenceFleet (objects, weights, traffic)
-    fleet/        target ``fleet``: the fleet view model and its Pulumi project/manifests
+    fleet/        target ``fleet``: the fleet view (records, view) and its Pulumi
+                  project, manifests and smoke playbook
     platform/     target ``platform``: model registry and promotion config
     policy/       target ``policy``: CrossGuard policy pack beside a fleet
-    aws/ gcp/ azure/
-                  one folder per cloud: ``training.py`` is its ``pulumi-<cloud>`` training
-                  target (settings only; the program modules are templates under
-                  templates/pulumi/<cloud>/)
+    aws/ gcp/ azure/ onprem/
+                  one folder per provider: ``facts.py`` (FACTS: SDK pin, fleet system
+                  pool type, CLI image, NFS options, local NVMe path, Lustre client
+                  packages) and, for clouds, ``training.py``, the ``pulumi-<cloud>`` target
+                  (its program modules are templates under templates/pulumi/<cloud>/)
 
-Adding a cloud means a new folder here with its ``training.py`` (a `make_target` call
-from common/pulumi.py), its templates, and an entry in BUILTIN below. On-prem clusters have
-no folder: they are the ansible target alone (addresses come from the blueprint's hosts).
-View models are frozen dataclasses, so mypy --strict checks every field a template reads.
+Adding a cloud means a new folder here (facts.py, training.py from common/pulumi.py's
+`make_target`), its templates, its name in common/clouds.PROVIDERS and in BUILTIN below.
+import-linter keeps the provider folders independent of each other, and the shared
+folders free of imports of them (common.clouds loads facts.py by name).
+View models are frozen dataclasses, so mypy --strict checks every field a template reads;
+render.plain turns a record into plain data where it is embedded as a literal.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from archform.render.targets.ansible import nccl
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import TrainingView
 from archform.spec import slurm
 from archform.spec.models.training import Storage
@@ -84,28 +85,6 @@ def storage_mounts(view: TrainingView, kind: str) -> list[dict[str, Any]]:
     return [_mount(view, s) for s in view.storage if s.kind == kind]
 
 
-def _nfs_options(provider: str) -> str:
-    if provider == "aws":
-        # EFS recommended mount options
-        # (docs.aws.amazon.com/efs/latest/ug/mounting-fs-nfs-mount-settings.html)
-        return "nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
-    if provider == "gcp":
-        # Filestore BASIC_HDD/BASIC_SSD (the tier archform creates) speak NFSv3 only; NFSv4.1 is
-        # for the zonal, regional and enterprise tiers
-        # (cloud.google.com/filestore/docs/mounting-fileshares; service-tiers).
-        return "nfsvers=3,hard,timeo=600,retrans=2,_netdev"
-    return "nfsvers=4.1,hard,timeo=600,retrans=2,_netdev"
-
-
-def _local_nvme_path(provider: str) -> str:
-    # Where instance-local NVMe is mounted on the provider's GPU images.
-    return {
-        "aws": "/opt/dlami/nvme",
-        "gcp": "/mnt/localssd",
-        "azure": "/mnt/nvme",
-    }.get(provider, "/mnt/local_nvme")
-
-
 def group_vars(view: TrainingView) -> list[tuple[str, Any]]:
     """Everything the roles need, derived from the blueprint (group_vars/all.yml)."""
     sched = view.scheduler
@@ -152,8 +131,8 @@ def group_vars(view: TrainingView) -> list[tuple[str, Any]]:
                 for s in view.storage
             ),
         ),
-        ("nfs_mount_options", _nfs_options(view.provider)),
-        ("enroot_local_path", _local_nvme_path(view.provider)),
+        ("nfs_mount_options", cloud(view.provider).nfs_mount_options),
+        ("enroot_local_path", cloud(view.provider).local_nvme_path),
         ("health_nhc", "nhc" in sched.health_checks),
         ("health_dcgm", "dcgm" in sched.health_checks),
         ("nccl_busbw_min_gbytes", nccl.busbw_thresholds(view)),

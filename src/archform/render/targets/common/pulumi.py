@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from archform.render.env import render
 from archform.render.plain import Json, plain
 from archform.render.target import Target
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
@@ -22,11 +23,6 @@ from archform.spec.models.training import Storage, TrainingCluster
 
 # Versions pinned in requirements.txt: the SDKs archform's tests run the programs with.
 PULUMI_VERSION = "3.272.0"
-SDK_PINS = {
-    "aws": ("pulumi-aws", "7.51.1"),
-    "gcp": ("pulumi-gcp", "10.2.0"),
-    "azure": ("pulumi-azure-native", "3.29.0"),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +210,9 @@ def project_files(
     notes: list[str],
 ) -> list[GeneratedFile]:
     """Render a whole project: Pulumi.yaml, settings.py, program modules, requirements, README."""
-    package, version = SDK_PINS[provider]
+    sdk = cloud(provider).pulumi_sdk
+    assert sdk is not None, f"{provider} has no Pulumi SDK"
+    package, version = sdk
     settings = {
         **settings,
         "CONFIG_DEFAULTS": {c.name: c.default for c in config if c.default is not None},

@@ -18,6 +18,7 @@ from ruamel.yaml import YAML
 
 from archform.render.env import render
 from archform.render.target import Releases, Target
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.fleet.view import fleet_view
 from archform.render.targets.kubernetes.objects import (
@@ -34,14 +35,11 @@ from archform.spec.release import Release
 
 # Versions the generated requirements.txt pins: the SDKs archform's tests run the programs
 # with (under mocks), so what was checked is what runs.
+# The cloud's own SDK pin comes from its facts (targets/<cloud>/facts.py).
 SDK_PINS = {
     "pulumi": "3.272.0",
-    "pulumi-aws": "7.51.1",
-    "pulumi-gcp": "10.2.0",
-    "pulumi-azure-native": "3.29.0",
     "pulumi-kubernetes": "4.34.2",
 }
-_CLOUD_SDK = {"aws": "pulumi-aws", "gcp": "pulumi-gcp", "azure": "pulumi-azure-native"}
 
 
 def manifest_yaml(obj: dict[str, Any], version: str) -> str:
@@ -84,7 +82,10 @@ def render_fleet(
     files: list[GeneratedFile] = []
     regions = [RegionObjects(r.name, objects[r.name]) for r in view.regions]
     ctx = FleetContext(fleet=view, regions=regions, p99_target_ms=view.p99_target_ms)
-    pins = {k: SDK_PINS[k] for k in ("pulumi", _CLOUD_SDK[provider], "pulumi-kubernetes")}
+    sdk = cloud(provider).pulumi_sdk
+    assert sdk is not None, "fleets run on clouds"
+    pins = {"pulumi": SDK_PINS["pulumi"], sdk[0]: sdk[1]}
+    pins["pulumi-kubernetes"] = SDK_PINS["pulumi-kubernetes"]
     files += [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/fleet/Pulumi.yaml.j2", ctx)),
         GeneratedFile.text("pulumi/__main__.py", render(f"pulumi/fleet/{provider}.py.j2", ctx)),

@@ -11,6 +11,7 @@ import math
 import re
 
 from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import (
     AutoscalingView,
     DiskView,
@@ -287,7 +288,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
         system_pool=SystemPoolView(
             instance=fleet.system_pool.instance_type
             if fleet.system_pool
-            else _default_system(fleet.placement.provider),
+            else _system_instance(fleet.placement.provider),
             nodes=fleet.system_pool.nodes_per_region if fleet.system_pool else 2,
         ),
         replicas=ReplicaBounds(
@@ -323,5 +324,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
     )
 
 
-def _default_system(provider: str) -> str:
-    return {"aws": "m6i.xlarge", "gcp": "n2-standard-8", "azure": "Standard_D8s_v5"}[provider]
+def _system_instance(provider: str) -> str:
+    instance = cloud(provider).system_pool_instance
+    assert instance is not None, "fleets run on clouds"
+    return instance

@@ -215,7 +215,7 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     )
     fetch = {
         "name": "fetch-weights",
-        "image": weights.FETCH_IMAGES[v.provider],
+        "image": weights.fetch_image(v.provider),
         "imagePullPolicy": "IfNotPresent",
         "command": ["/bin/sh", "-ec", weights.fetch_script(v.provider, region.weights_uri)],
         "env": weights.release_env(v, region),

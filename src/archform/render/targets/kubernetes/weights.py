@@ -22,14 +22,9 @@ from __future__ import annotations
 from shlex import quote as q
 from typing import Any
 
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import FleetView, RegionView
 
-# In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
-FETCH_IMAGES = {
-    "aws": "public.ecr.aws/aws-cli/aws-cli:2.22.35",
-    "gcp": "gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
-    "azure": "mcr.microsoft.com/azure-cli:2.67.0",
-}
 SUMS = "SHA256SUMS"
 MANIFEST = "manifest.json"
 READER_SA = "model-reader"
@@ -56,6 +51,13 @@ _CHECK = (
     "  fi\n"
     "}\n"
 )
+
+
+def fetch_image(provider: str) -> str:
+    """In-region weight copy: the cloud's own CLI image, pinned (targets/<cloud>/facts.py)."""
+    image = cloud(provider).cli_image
+    assert image is not None, "fleets run on clouds"
+    return image
 
 
 def _azure_parts(uri: str) -> tuple[str, str, str]:
@@ -216,7 +218,7 @@ def stage_job(
                     "containers": [
                         {
                             "name": "stage",
-                            "image": FETCH_IMAGES[provider],
+                            "image": fetch_image(provider),
                             "imagePullPolicy": "IfNotPresent",
                             "command": ["/bin/sh", "-ec", script],
                             "env": release_env(v, region),
