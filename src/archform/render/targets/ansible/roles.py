@@ -7,7 +7,6 @@ Pinned versions carry their source in a comment; bump them here (and in the gold
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from archform.render.targets.ansible import nccl
 from archform.render.targets.common.clouds import cloud
@@ -16,6 +15,10 @@ from archform.spec import slurm
 from archform.spec.models.training import Storage
 
 # Pinned component versions. A change here changes every generated project.
+# group_vars/all.yml: (name, value) in file order; values are plain data or view records,
+# written through the `ansible` filter.
+GroupVars = list[tuple[str, object]]
+
 VERSIONS: dict[str, str] = {
     # NVIDIA R570 production branch (docs.nvidia.com/datacenter/tesla/index.html); the driver,
     # fabric manager and libnvidia-nscq must be the same version or fabric manager refuses to start.
@@ -65,33 +68,44 @@ def roles_for(view: TrainingView) -> list[str]:
     return roles
 
 
-def _mount(view: TrainingView, storage: Storage) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class StorageMount:
+    """One file system the nodes mount (group_vars lustre_mounts / nfs_mounts entry)."""
+
+    name: str
+    purpose: str
+    path: str
+    # On-prem endpoints are in the blueprint; cloud ones come from the Pulumi outputs
+    # (inventory variables archform_lustre_outputs / archform_nfs_outputs) at run time.
+    endpoint: str | None
+    stripe_count: int
+
+
+def _mount(view: TrainingView, storage: Storage) -> StorageMount:
     stripe = storage.stripe_count
     if stripe is None:
         stripe = STRIPE_BY_PURPOSE[storage.purpose]
-    return {
-        "name": storage.name,
-        "purpose": storage.purpose,
-        "path": storage.mount or f"/mnt/{storage.name}",
-        # On-prem endpoints are in the blueprint; cloud ones come from the Pulumi outputs
-        # (inventory variables archform_lustre_outputs / archform_nfs_outputs) at run time.
-        "endpoint": storage.endpoint if view.provider == "onprem" else None,
-        "stripe_count": stripe,
-    }
+    return StorageMount(
+        name=storage.name,
+        purpose=storage.purpose,
+        path=storage.mount or f"/mnt/{storage.name}",
+        endpoint=storage.endpoint if view.provider == "onprem" else None,
+        stripe_count=stripe,
+    )
 
 
-def storage_mounts(view: TrainingView, kind: str) -> list[dict[str, Any]]:
+def storage_mounts(view: TrainingView, kind: str) -> list[StorageMount]:
     """Mounts of one storage kind, in blueprint order."""
     return [_mount(view, s) for s in view.storage if s.kind == kind]
 
 
-def group_vars(view: TrainingView) -> list[tuple[str, Any]]:
+def group_vars(view: TrainingView) -> GroupVars:
     """Everything the roles need, derived from the blueprint (group_vars/all.yml)."""
     sched = view.scheduler
     fabric = view.fabric
     first = view.groups[0]
     rate_per_rail = fabric.gbps_per_node // max(1, fabric.rails)
-    out: list[tuple[str, Any]] = [
+    out: GroupVars = [
         ("archform_cluster", view.name),
         ("archform_provider", view.provider),
         ("archform_connection_local", view.connection == "local"),

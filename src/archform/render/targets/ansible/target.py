@@ -9,7 +9,6 @@ files are rendered here, at generate time, for the blueprint's Slurm version.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 from archform.bundled import templates_dir
 from archform.render.env import render
@@ -18,7 +17,7 @@ from archform.render.target import Target
 from archform.render.targets.ansible import nccl, slurm_conf
 from archform.render.targets.ansible import roles as ansible_roles
 from archform.render.targets.ansible.nccl import ProfileSource
-from archform.render.targets.ansible.roles import Inventory
+from archform.render.targets.ansible.roles import GroupVars, Inventory
 from archform.render.targets.ansible.slurm_conf import ConfValue, SlurmContext
 from archform.render.targets.common import node_image
 from archform.render.targets.common.training_view import TrainingView, training_view
@@ -46,7 +45,7 @@ def _ansible_range(names: list[str]) -> str | None:
     return f"{prefix}[{body.replace('-', ':')}]"
 
 
-def _group_vars(cluster: TrainingCluster, view: TrainingView) -> list[tuple[str, Any]]:
+def _group_vars(cluster: TrainingCluster, view: TrainingView) -> GroupVars:
     out = ansible_roles.group_vars(view)
     image = node_image.cluster_image(cluster)
     if image.local_nvme:
@@ -71,7 +70,7 @@ class AnsibleContext:
 
     view: TrainingView
     roles: list[str]
-    group_vars: list[tuple[str, Any]]  # YAML values for group_vars/all.yml (ansible filter)
+    group_vars: GroupVars
     inventory: Inventory
     cloud: bool
     slurm: SlurmContext

@@ -6,8 +6,6 @@ and version-check what is there and install the rest from the sources the table 
 
 from __future__ import annotations
 
-from typing import Any
-
 from archform.render.targets.common.clouds import cloud
 from archform.spec.images import Image, Needs, choose_image, load_images, slurm_install_method
 from archform.spec.models.training import TrainingCluster
@@ -61,7 +59,7 @@ def _method(value: str) -> tuple[str, str | None]:
     return kind, (name or None)
 
 
-def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, Any]]:
+def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, object]]:
     """Group variables derived from the node image."""
     image = cluster_image(cluster)
     provider = cluster.placement.provider
