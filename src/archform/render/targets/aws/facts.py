@@ -16,4 +16,5 @@ FACTS = CloudFacts(
     local_nvme_path="/opt/dlami/nvme",
     # FSx: as AWS ParallelCluster's cookbook installs them (_install_lustre_debian.rb).
     lustre_packages=("lustre-client-modules-{kernel}", "lustre-client-modules-aws"),
+    object_uri="s3://{bucket}/{path}",
 )

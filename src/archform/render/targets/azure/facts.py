@@ -16,4 +16,5 @@ FACTS = CloudFacts(
         "lustre-client-2.15.8-35-gdf4872c",
         "amlfs-lustre-client-dkms-2.15.8-35-gdf4872c",
     ),
+    object_uri="https://{bucket}.blob.core.windows.net/{path}",
 )

@@ -32,6 +32,14 @@ class CloudFacts:
     # Lustre client packages for images without a preinstalled client ({kernel}: the
     # running kernel release); empty where the client is built from source.
     lustre_packages: tuple[str, ...]
+    # An object's URI in the provider's object store, from {bucket} and {path}
+    # (s3://, gs://, Azure Blob https:// with the storage account as {bucket}).
+    object_uri: str | None
+
+    def object_url(self, bucket: str, path: str) -> str:
+        """The URI of `path` in `bucket` (a cloud with an object store)."""
+        assert self.object_uri is not None, f"{self.name} has no object store"
+        return self.object_uri.format(bucket=bucket, path=path)
 
 
 PROVIDERS = ("aws", "azure", "gcp", "onprem")

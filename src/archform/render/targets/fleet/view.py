@@ -105,14 +105,8 @@ def replica_uri(fleet: InferenceFleet, region: str, release: Release) -> str:
     source_region = fleet.model.source_region or fleet.placement.all_regions[0]
     if region == source_region or not fleet.model.replicate_to_regions:
         return release.source
-    provider = fleet.placement.provider
-    bucket = replica_bucket(fleet, region)
     path = f"models/{fleet.model.name}/{release.version}/"
-    if provider == "aws":
-        return f"s3://{bucket}/{path}"
-    if provider == "gcp":
-        return f"gs://{bucket}/{path}"
-    return f"https://{bucket}.blob.core.windows.net/{path}"
+    return cloud(fleet.placement.provider).object_url(replica_bucket(fleet, region), path)
 
 
 def release_slug(version: str) -> str:

@@ -15,4 +15,5 @@ FACTS = CloudFacts(
     local_nvme_path="/mnt/localssd",
     # Managed Lustre: Cluster Toolkit managed-lustre module (install-managed-lustre-client.sh).
     lustre_packages=("lustre-client-modules-{kernel}", "lustre-client-utils"),
+    object_uri="gs://{bucket}/{path}",
 )

@@ -11,4 +11,5 @@ FACTS = CloudFacts(
     local_nvme_path="/mnt/local_nvme",
     # Built from lustre-release (client only) into .debs on the node.
     lustre_packages=(),
+    object_uri=None,
 )

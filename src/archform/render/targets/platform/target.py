@@ -21,6 +21,7 @@ from typing import Any
 
 from archform.render.env import render
 from archform.render.target import Target
+from archform.render.targets.common.clouds import cloud
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.buildable import REGISTRY_PROVIDERS
@@ -153,8 +154,7 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
     """Every file of a Platform's registry and promotion step."""
     provider = platform.registry.provider
     assert provider in SUPPORTED, "checked by spec.buildable"
-    scheme = {"aws": "s3", "gcp": "gs"}[provider]
-    registry = f"{scheme}://{platform.registry.bucket}/{fleet.model.name}/"
+    registry = cloud(provider).object_url(platform.registry.bucket, f"{fleet.model.name}/")
     assert split_source(fleet.model.source)[0] == registry, "checked by spec.loader"
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)
