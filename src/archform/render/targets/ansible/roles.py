@@ -111,7 +111,7 @@ def group_vars(view: TrainingView) -> GroupVars:
         ("archform_connection_local", view.connection == "local"),
         ("archform_set_hostname", view.connection != "local"),
         ("slurm_version", sched.version),
-        # slurm_install_method (distro or build) comes from the node image (node_image.py);
+        # slurm_install_method (distro or build) comes from the node image (common/node_image.py);
         # a build is of the patch release the option table was read from unless the
         # blueprint names one.
         ("slurm_build_version", slurm.build_version(slurm.parse_version(sched.version))),
