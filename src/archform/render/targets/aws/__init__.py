@@ -1,1 +1,1 @@
-"""AWS: the `pulumi-aws` training target (EC2 + EFA, FSx for Lustre, EFS)."""
+"""AWS: facts (facts.py) and the `pulumi-aws` training target (EC2 + EFA, FSx, EFS)."""

@@ -1,1 +1,1 @@
-"""Azure: the `pulumi-azure` training target (VM scale sets + InfiniBand, AMLFS, Azure Files)."""
+"""Azure: facts (facts.py) and the `pulumi-azure` training target (scale sets + IB, AMLFS)."""

@@ -1,1 +1,1 @@
-"""GCP: the `pulumi-gcp` training target (Compute Engine + GPUDirect, Managed Lustre, Filestore)."""
+"""GCP: facts (facts.py) and the `pulumi-gcp` training target (GPUDirect, Lustre, Filestore)."""
