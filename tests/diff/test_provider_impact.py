@@ -32,7 +32,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from archform.diff import Impact, diff_sets
-from archform.render.targets.fleet_view import fleet_view
+from archform.render.targets.fleet.view import fleet_view
 from archform.spec import InferenceFleet, load_text
 from support.fleet_cases import bundled_fleets, variant
 
@@ -88,8 +88,8 @@ def test_gpu_type_change_rolls_pool_by_pool(provider: str) -> None:
     assert "created beside the old one" in change.reason and "drained" in change.reason
     # What makes that true: the new pools have names the old ones do not (no collision, no
     # delete-first), and the system pool keeps its name (untouched).
-    before = {p["name"] for p in fleet_view(_fleet(old))["gpu_pools"]}
-    after = {p["name"] for p in fleet_view(_fleet(new))["gpu_pools"]}
+    before = {p.name for p in fleet_view(_fleet(old)).gpu_pools}
+    after = {p.name for p in fleet_view(_fleet(new)).gpu_pools}
     assert before and after and not before & after
     for name in before | after:  # AKS: 1-12 lowercase alphanumerics, starting with a letter
         assert re.fullmatch(r"[a-z][a-z0-9]{0,11}", name), name
@@ -97,8 +97,8 @@ def test_gpu_type_change_rolls_pool_by_pool(provider: str) -> None:
 
 def test_gpu_pool_names_are_stable_when_the_type_is() -> None:
     edited = _edit(AWS, gpu_pool__max_nodes_per_region=30)
-    assert [p["name"] for p in fleet_view(_fleet(AWS))["gpu_pools"]] == [
-        p["name"] for p in fleet_view(_fleet(edited))["gpu_pools"]
+    assert [p.name for p in fleet_view(_fleet(AWS)).gpu_pools] == [
+        p.name for p in fleet_view(_fleet(edited)).gpu_pools
     ]
     assert _diff(AWS, edited, "gpu_pool.max_nodes_per_region").impact == INP
 

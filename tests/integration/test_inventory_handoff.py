@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from archform.render.generate import generate
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec import TrainingCluster, load_paths
 from support import BLUEPRINTS, require_module, require_tool
 
@@ -80,13 +80,13 @@ def test_mocked_outputs_feed_the_generated_inventory(stem: str, tmp_path: Path) 
     assert listed.returncode == 0, listed.stderr
     inventory = json.loads(listed.stdout)
     view = training_view(doc.model)
-    assert hosts_of(inventory, "controller") == {view["controller"]}
-    assert hosts_of(inventory, "compute") == set(view["all_hostnames"])
-    assert hosts_of(inventory, "login") == set(view["login"])
-    for group in view["groups"]:
-        assert hosts_of(inventory, f"compute_{group['name']}") == set(group["hostnames"])
+    assert hosts_of(inventory, "controller") == {view.controller}
+    assert hosts_of(inventory, "compute") == set(view.all_hostnames)
+    assert hosts_of(inventory, "login") == set(view.login)
+    for group in view.groups:
+        assert hosts_of(inventory, f"compute_{group.name}") == set(group.hostnames)
     hostvars = inventory["_meta"]["hostvars"]
-    first = view["all_hostnames"][0]
+    first = view.all_hostnames[0]
     assert hostvars[first]["ansible_host"], "every node needs an address from the outputs"
 
     check = subprocess.run(

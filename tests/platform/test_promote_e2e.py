@@ -23,7 +23,7 @@ from promote_support import client, env, moto_server
 import support
 from archform.promote import PromoteError, load_config, promote
 from archform.render.generate import generate
-from archform.render.targets.fleet_view import replica_bucket
+from archform.render.targets.fleet.view import replica_bucket
 from archform.spec import InferenceFleet, UsageError, load_paths
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

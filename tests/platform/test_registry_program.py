@@ -236,7 +236,7 @@ def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -
 
 
 def test_service_account_ids_fit_gcp_limits() -> None:
-    from archform.render.targets.platform import service_account_id
+    from archform.render.targets.platform.target import service_account_id
 
     long = "a" + "b" * 38
     ident = service_account_id(long, "reg-writer")

@@ -26,7 +26,7 @@ from promote_support import CREDENTIALS, client, moto_server
 import support
 from archform.promote import load_config, promote
 from archform.render.generate import build_files
-from archform.render.targets.fleet_view import replica_bucket
+from archform.render.targets.fleet.view import replica_bucket
 from archform.render.writer import write_tree
 from archform.spec import InferenceFleet, load_paths
 

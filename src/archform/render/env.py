@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
 from functools import cache
 from typing import Any
 
@@ -34,8 +36,18 @@ def environment() -> ImmutableSandboxedEnvironment:
     return env
 
 
-def render(template: str, context: dict[str, Any]) -> str:
-    """Render one template with a plain view-model; output always ends with one newline."""
-    text = environment().get_template(template).render(**context)
+def render(template: str, context: Mapping[str, Any] | object) -> str:
+    """Render one template with a view-model; output always ends with one newline.
+
+    `context` is a mapping or a (frozen) dataclass instance, whose fields become the
+    template's top-level names (nested views stay objects; templates read attributes).
+    """
+    if is_dataclass(context) and not isinstance(context, type):
+        names = {f.name: getattr(context, f.name) for f in fields(context)}
+    elif isinstance(context, Mapping):
+        names = dict(context)
+    else:
+        raise TypeError(f"{template}: context must be a mapping or a dataclass instance")
+    text = environment().get_template(template).render(**names)
     lines = [line.rstrip() for line in text.splitlines()]
     return "\n".join(lines).rstrip("\n") + "\n"

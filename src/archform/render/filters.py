@@ -1,8 +1,9 @@
 """Typed quoting filters: the only way a value enters generated code.
 
 Each filter turns a plain value (str, int, float, bool, None, list, dict of those) into
-a literal of one target language. Anything else is refused, so a live object can never
-leak into output.
+a literal of one target language. A typed view record (frozen dataclass) is first turned
+into plain data field by field (render.plain); anything else is refused, so a live object
+can never leak into output.
 """
 
 from __future__ import annotations
@@ -12,13 +13,25 @@ import math
 import re
 import shlex
 from collections.abc import Callable
+from dataclasses import is_dataclass
 from typing import Any
+
+from archform.render.plain import plain
 
 _JINJA_OR_ANSIBLE = re.compile(r"[{}%#]|\$\(|`")
 
 
 class FilterError(ValueError):
     """A value that the target language cannot represent safely."""
+
+
+def _unview(value: Any) -> Any:
+    """View records (dataclasses) anywhere in `value` as plain dicts; the rest unchanged."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return plain(value)
+    if isinstance(value, list | tuple) and any(is_dataclass(v) for v in value):
+        return [_unview(v) for v in value]
+    return value
 
 
 def _check_plain(value: Any, where: str = "value") -> None:
@@ -43,6 +56,7 @@ def _check_plain(value: Any, where: str = "value") -> None:
 
 def py_literal(value: Any) -> str:
     """A Python literal (str via repr, so quotes/newlines are escaped)."""
+    value = _unview(value)
     _check_plain(value)
     return _py(value)
 
@@ -72,6 +86,7 @@ def _dumps(value: Any) -> str:
 
 def json_literal(value: Any) -> str:
     """A JSON literal; also a valid YAML flow scalar/collection. Keys keep their order."""
+    value = _unview(value)
     _check_plain(value)
     return _dumps(value)
 
@@ -83,6 +98,7 @@ def yaml_literal(value: Any) -> str:
 
 def ansible_literal(value: Any) -> str:
     """A YAML value for Ansible files: strings that could be templated are tagged !unsafe."""
+    value = _unview(value)
     _check_plain(value)
     return _ansible(value)
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # checked by `kind` below: lint imports only the models it re
     from archform.spec.models.training import TrainingCluster
 
 CLOUDS = ("aws", "gcp", "azure")
-# Providers of the model registry archform generates (render/targets/platform.py).
+# Providers of the model registry archform generates (render/targets/platform/target.py).
 REGISTRY_PROVIDERS = ("aws", "gcp")
 # Subnets each Pulumi training target carves out of placement.network.cidr, and the host
 # numbers it assigns in the first of them (controller .10, login .11-.26, compute from .32).

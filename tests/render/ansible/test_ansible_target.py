@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,8 @@ import pytest
 import support
 from archform.render.env import render
 from archform.render.generate import build_files
-from archform.render.targets import ansible as target
-from archform.render.targets import nccl, slurm_conf
-from archform.render.view import training_view
+from archform.render.targets.ansible import nccl, slurm_conf, target
+from archform.render.targets.common.training_view import training_view
 from archform.spec import load_paths
 from archform.spec.models.training import TrainingCluster
 from archform.verify.checks._projects import synthetic_outputs
@@ -308,7 +308,7 @@ def test_slurm_templates_render_through_conf_filter_only() -> None:
     from archform.render.filters import FilterError
 
     ctx = target.context(_cluster("onprem-cpu-smoke"))
-    bad = dict(ctx, slurm={**ctx["slurm"], "global_lines": [[("ClusterName", "a b")]]})
+    bad = replace(ctx, slurm=replace(ctx.slurm, global_lines=[[("ClusterName", "a b")]]))
     with pytest.raises(FilterError):
         render("ansible/roles/slurm/files/slurm.conf.j2", bad)
 

@@ -17,13 +17,13 @@ socket), so the SMT siblings 48-71 of cores 0-23 are no extra cores.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 import support
-from archform.render.targets import ansible as target
-from archform.render.targets import slurm_conf
+from archform.render.targets.ansible import slurm_conf, target
 from archform.spec import load_paths
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import TrainingCluster
@@ -126,14 +126,15 @@ def test_autodetect_lets_nvml_report_files_and_cores() -> None:
     assert "Cores=" not in gres and "AutoDetect=nvml" in gres  # NVML reports the affinity
 
 
-def _group(cpus: list[str], sockets: int, cores: int, threads: int) -> dict[str, Any]:
-    return {
-        "gpu_cpus": cpus,
-        "gpus_per_node": len(cpus),
-        "sockets": sockets,
-        "cores_per_socket": cores,
-        "threads_per_core": threads,
-    }
+def _group(cpus: list[str], sockets: int, cores: int, threads: int, gpus: int = 0) -> Any:
+    # gpu_cores reads only these fields of a GroupView
+    return SimpleNamespace(
+        gpu_cpus=cpus,
+        gpus_per_node=gpus or len(cpus),
+        sockets=sockets,
+        cores_per_socket=cores,
+        threads_per_core=threads,
+    )
 
 
 @pytest.mark.parametrize(
@@ -148,9 +149,7 @@ def _group(cpus: list[str], sockets: int, cores: int, threads: int) -> dict[str,
 def test_lists_that_do_not_fit_the_node_give_no_cores(
     cpus: list[str], layout: tuple[int, int, int]
 ) -> None:
-    group = _group(cpus, *layout)
-    if cpus == ["0-47"]:
-        group["gpus_per_node"] = 8
+    group = _group(cpus, *layout, gpus=8 if cpus == ["0-47"] else 0)
     assert slurm_conf.gpu_cores(group) is None
 
 

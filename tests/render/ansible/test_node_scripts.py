@@ -23,8 +23,8 @@ import pytest
 
 import support
 from archform.render.generate import build_files
-from archform.render.targets import nccl
-from archform.render.view import training_view
+from archform.render.targets.ansible import nccl
+from archform.render.targets.common.training_view import training_view
 from archform.spec import load_paths
 from archform.spec.models.training import TrainingCluster
 

@@ -10,8 +10,8 @@ import pytest
 
 import support
 from archform.render.generate import build_files
-from archform.render.targets.fleet import fleet_data
-from archform.render.targets.k8s_objects import fleet_objects
+from archform.render.targets.fleet.target import fleet_data
+from archform.render.targets.kubernetes.objects import fleet_objects
 from support.fleet_cases import fleet_cases
 
 CASES = fleet_cases()

@@ -14,7 +14,7 @@ import pytest
 
 import support
 from archform.render.generate import build_files
-from archform.render.targets.fleet_view import fleet_view
+from archform.render.targets.fleet.view import fleet_view
 from support.fleet_cases import Case, fleet_cases
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -108,7 +108,7 @@ def _gpu_pools(provider: str, run: Any) -> list[dict[str, Any]]:
 
 def test_one_cluster_per_region(ran: Any) -> None:
     fleet, view, run = ran
-    provider = view["provider"]
+    provider = view.provider
     clusters = run.of_type(CLUSTER[provider])
     where = [c.inputs.get("region") or c.inputs.get("location") for c in clusters]
     assert sorted(where) == sorted(fleet.placement.all_regions)
@@ -121,13 +121,13 @@ def test_one_cluster_per_region(ran: Any) -> None:
 
 def test_gpu_pools_tainted_spot_as_declared_with_on_demand_floor(ran: Any) -> None:
     fleet, view, run = ran
-    pools = _gpu_pools(view["provider"], run)
+    pools = _gpu_pools(view.provider, run)
     regions = len(fleet.placement.all_regions)
     spot = fleet.gpu_pool.purchase == "spot"
     floor = fleet.gpu_pool.on_demand_floor_per_region if spot else 0
     expected_kinds = ([False] if floor else []) + [spot]
     assert len(pools) == regions * len(expected_kinds)
-    effect = "NO_SCHEDULE" if view["provider"] != "azure" else "NoSchedule"
+    effect = "NO_SCHEDULE" if view.provider != "azure" else "NoSchedule"
     for pool in pools:
         assert f"nvidia.com/gpu=present:{effect}" in pool["taints"]
     on_demand = [p for p in pools if not p["spot"]]
@@ -141,7 +141,7 @@ def test_gpu_pools_tainted_spot_as_declared_with_on_demand_floor(ran: Any) -> No
 
 def test_system_pool_in_every_cluster(ran: Any) -> None:
     fleet, view, run = ran
-    provider, regions = view["provider"], len(fleet.placement.all_regions)
+    provider, regions = view.provider, len(fleet.placement.all_regions)
     if provider == "aws":
         system = [
             r
@@ -166,22 +166,22 @@ def test_system_pool_in_every_cluster(ran: Any) -> None:
 
 def test_no_public_api_access(ran: Any) -> None:
     fleet, view, run = ran
-    clusters = run.of_type(CLUSTER[view["provider"]])
+    clusters = run.of_type(CLUSTER[view.provider])
     cidrs = fleet.kubernetes.api_access_cidrs
     for c in clusters:
         text = json.dumps(c.inputs)
         assert "0.0.0.0/0" not in text
-        if view["provider"] == "aws":
+        if view.provider == "aws":
             vpc = c.inputs["vpcConfig"]
             assert vpc["endpointPrivateAccess"] is True
             assert vpc["endpointPublicAccess"] is False  # all bundled CIDRs are private
-        elif view["provider"] == "gcp":
+        elif view.provider == "gcp":
             assert c.inputs["privateClusterConfig"]["enablePrivateEndpoint"] is True
             got = [b["cidrBlock"] for b in c.inputs["masterAuthorizedNetworksConfig"]["cidrBlocks"]]
             assert got == cidrs
         else:
             assert c.inputs["apiServerAccessProfile"] == {"enablePrivateCluster": True}
-    if view["provider"] == "aws":
+    if view.provider == "aws":
         rules = run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
         assert sorted(r.inputs["cidrIpv4"] for r in rules) == sorted(cidrs * len(clusters))
 
@@ -233,19 +233,19 @@ def test_serving_objects_probe_spread_pdb_autoscaler(ran: Any) -> None:
 def test_weights_read_in_region(ran: Any) -> None:
     fleet, view, run = ran
     source_region = fleet.model.source_region or fleet.placement.all_regions[0]
-    for r in view["regions"]:
-        if r["name"] == source_region:
-            assert r["weights_uri"] == fleet.model.source
+    for r in view.regions:
+        if r.name == source_region:
+            assert r.weights_uri == fleet.model.source
         else:
-            assert r["replica_bucket"] and r["replica_bucket"] in r["weights_uri"]
-            compact = r["name"].replace("-", "")
-            assert compact[:10] in r["weights_uri"].replace("-", "")
-    uris = [r["weights_uri"] for r in view["regions"]]
+            assert r.replica_bucket and r.replica_bucket in r.weights_uri
+            compact = r.name.replace("-", "")
+            assert compact[:10] in r.weights_uri.replace("-", "")
+    uris = [r.weights_uri for r in view.regions]
     assert len(set(uris)) == len(uris)
     deployments = {d.name.split("-deployment-")[0]: d for d in _k8s(run, "Deployment")}
-    for r in view["regions"]:
-        script = deployments[r["name"]].inputs["spec"]["template"]["spec"]["initContainers"][0]
-        assert r["weights_bucket"] in script["command"][-1]
+    for r in view.regions:
+        script = deployments[r.name].inputs["spec"]["template"]["spec"]["initContainers"][0]
+        assert r.weights_bucket in script["command"][-1]
 
 
 def test_one_global_entry_point(ran: Any) -> None:
@@ -261,7 +261,7 @@ def test_one_global_entry_point(ran: Any) -> None:
             "gcp:compute/globalAddress:GlobalAddress",
         ],
         "azure": ["azure-native:cdn:Profile", "azure-native:cdn:AFDEndpoint"],
-    }[view["provider"]]
+    }[view.provider]
     wanted = bool(fleet.traffic and fleet.traffic.global_load_balancer)
     for token in entry:
         found = run.of_type(token)
@@ -271,7 +271,7 @@ def test_one_global_entry_point(ran: Any) -> None:
             assert len(found) == 1, token
     if wanted:
         assert "global_endpoint" in run.outputs
-    if wanted and view["provider"] == "aws":
+    if wanted and view.provider == "aws":
         groups = run.of_type("aws:globalaccelerator/endpointGroup:EndpointGroup")
         assert sorted(g.inputs["endpointGroupRegion"] for g in groups) == sorted(
             fleet.placement.all_regions
@@ -281,7 +281,7 @@ def test_one_global_entry_point(ran: Any) -> None:
             assert g.inputs["endpointConfigurations"][0]["endpointId"].startswith("arn:aws:")
         records = run.of_type("aws:route53/record:Record")
         assert [r.inputs["name"] for r in records] == ["api.example.com"]
-    if wanted and view["provider"] == "azure":
+    if wanted and view.provider == "azure":
         origins = run.of_type("azure-native:cdn:AFDOrigin")
         assert len(origins) == regions
         group = run.of_type("azure-native:cdn:AFDOriginGroup")[0]
@@ -290,7 +290,7 @@ def test_one_global_entry_point(ran: Any) -> None:
 
 def test_storage_and_node_volumes_encrypted(ran: Any) -> None:
     _, view, run = ran
-    if view["provider"] == "aws":
+    if view.provider == "aws":
         templates = run.of_type("aws:ec2/launchTemplate:LaunchTemplate")
         groups = run.of_type("aws:eks/nodeGroup:NodeGroup")
         assert len(templates) == len(groups)
@@ -305,7 +305,7 @@ def test_storage_and_node_volumes_encrypted(ran: Any) -> None:
         )
         blocks = run.of_type("aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock")
         assert len(buckets) == len(sse) == len(blocks)
-    elif view["provider"] == "gcp":
+    elif view.provider == "gcp":
         for b in run.of_type("gcp:storage/bucket:Bucket"):
             assert b.inputs["publicAccessPrevention"] == "enforced"
             assert b.inputs["uniformBucketLevelAccess"] is True
@@ -313,10 +313,10 @@ def test_storage_and_node_volumes_encrypted(ran: Any) -> None:
         for a in run.of_type("azure-native:storage:StorageAccount"):
             assert a.inputs["allowBlobPublicAccess"] is False
             assert a.inputs["encryption"]["services"]["blob"]["enabled"] is True
-    replicas = [r for r in view["regions"] if r["replica_bucket"]]
+    replicas = [r for r in view.regions if r.replica_bucket]
     token = {
         "aws": "aws:s3/bucket:Bucket",
         "gcp": "gcp:storage/bucket:Bucket",
         "azure": "azure-native:storage:StorageAccount",
-    }[view["provider"]]
+    }[view.provider]
     assert len(run.of_type(token)) == len(replicas)

@@ -25,7 +25,7 @@ import yaml
 
 from archform.estimate.inference import capacity
 from archform.render.generate import build_files
-from archform.render.targets.k8s_objects import pre_stop
+from archform.render.targets.kubernetes.objects import pre_stop
 from support.fleet_cases import Case, fleet_cases
 
 CASES = fleet_cases()
@@ -117,8 +117,7 @@ def metrics() -> Iterator[tuple[int, type[_Metrics]]]:
 
 
 def _hook(port: int, budget: int) -> list[str]:
-    view = {"server": {"kind": "vllm", "port": port}, "serving": {"drain_s": budget}}
-    return pre_stop(view)
+    return pre_stop("vllm", port, budget)
 
 
 def test_drain_waits_for_requests_in_flight_then_returns(

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import support
-from archform.render.targets.fleet import render_fleet
+from archform.render.targets.fleet.target import render_fleet
 from archform.spec import InferenceFleet, load_paths
 from support.fleet_cases import GCP_FIXTURE
 

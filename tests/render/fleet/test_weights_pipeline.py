@@ -43,7 +43,7 @@ def test_a_stage_job_precedes_every_deployment(ran: Any) -> None:
         assert len(jobs) == 1, (dep.name, sorted(before))
         job = run.named(jobs[0])
         assert job.type == "kubernetes:batch/v1:Job"
-        version = view["release"]["version"]
+        version = view.release.version
         annotations = dep.inputs["spec"]["template"]["metadata"]["annotations"]
         assert annotations["archform.io/model-version"] == version
         assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {
@@ -52,24 +52,24 @@ def test_a_stage_job_precedes_every_deployment(ran: Any) -> None:
         # The Job runs as the replicator, on the system pool, and has a Pulumi wait long
         # enough for its own deadline.
         pod = job.inputs["spec"]["template"]["spec"]
-        r = next(x for x in view["regions"] if x["name"] == region)
-        assert pod["serviceAccountName"] == r["replicator_sa"]
-        assert r["replicator_sa"].startswith("model-replicator")
+        r = next(x for x in view.regions if x.name == region)
+        assert pod["serviceAccountName"] == r.replicator_sa
+        assert r.replicator_sa.startswith("model-replicator")
         term = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         assert term["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] == ["system"]
         # The Job itself waits for what it writes to and the identity it runs as.
         needs = run.depends_on(job)
-        provider = view["provider"]
+        provider = view.provider
         if provider == "aws":
-            assert f"{r['key']}-model-replicator" in needs
-            if r["replica_bucket"]:
-                assert f"{r['key']}-models" in needs
+            assert f"{r.key}-model-replicator" in needs
+            if r.replica_bucket:
+                assert f"{r.key}-models" in needs
         elif provider == "gcp":
-            assert f"replicator-{r['key']}-{r['weights_bucket']}" in needs
+            assert f"replicator-{r.key}-{r.weights_bucket}" in needs
         else:
-            assert f"{r['key']}-replicator" in needs
-            if r["replica_bucket"]:
-                assert f"{r['key']}-models-writer" in needs
+            assert f"{r.key}-replicator" in needs
+            if r.replica_bucket:
+                assert f"{r.key}-models-writer" in needs
         # Pods verify the manifest before the server starts.
         init = dep.inputs["spec"]["template"]["spec"]["initContainers"][0]["command"][-1]
         assert "sha256sum -c SHA256SUMS" in init and "check /models/weights" in init
@@ -77,68 +77,68 @@ def test_a_stage_job_precedes_every_deployment(ran: Any) -> None:
 
 def test_replica_paths_carry_the_version(ran: Any) -> None:
     _, view, _ = ran
-    version = view["release"]["version"]
-    for r in view["regions"]:
-        assert r["weights_uri"].rstrip("/").endswith(f"/{version}"), r["weights_uri"]
-        assert "/current/" not in r["weights_uri"]
+    version = view.release.version
+    for r in view.regions:
+        assert r.weights_uri.rstrip("/").endswith(f"/{version}"), r.weights_uri
+        assert "/current/" not in r.weights_uri
 
 
 def test_gke_serving_identity_reads_only_its_region(ran: Any) -> None:
     _, view, run = ran
-    if view["provider"] != "gcp":
+    if view.provider != "gcp":
         pytest.skip("GKE Workload Identity")
     members: dict[str, set[tuple[str, str]]] = {}
     for m in run.of_type("gcp:storage/bucketIAMMember:BucketIAMMember"):
         members.setdefault(m.inputs["bucket"], set()).add((m.inputs["member"], m.inputs["role"]))
-    for r in view["regions"]:
-        reader = f"/ns/{view['name']}/sa/{r['reader_sa']}"
+    for r in view.regions:
+        reader = f"/ns/{view.name}/sa/{r.reader_sa}"
         readable = {b for b, ms in members.items() if any(m.endswith(reader) for m, _ in ms)}
-        assert readable == {r["weights_bucket"]}, (r["name"], readable)
+        assert readable == {r.weights_bucket}, (r.name, readable)
         assert all(
             role == "roles/storage.objectViewer"
             for ms in members.values()
             for m, role in ms
             if m.endswith(reader)
         )
-        writer = f"/ns/{view['name']}/sa/{r['replicator_sa']}"
+        writer = f"/ns/{view.name}/sa/{r.replicator_sa}"
         written = {
             b
             for b, ms in members.items()
             if any(m.endswith(writer) and role == "roles/storage.objectUser" for m, role in ms)
         }
-        assert written == ({r["replica_bucket"]} if r["replica_bucket"] else set())
-    assert len({r["reader_sa"] for r in view["regions"]}) == len(view["regions"])
+        assert written == ({r.replica_bucket} if r.replica_bucket else set())
+    assert len({r.reader_sa for r in view.regions}) == len(view.regions)
 
 
 def test_serving_identity_reads_only_its_region(ran: Any) -> None:
     _, view, run = ran
-    if view["provider"] != "aws":
+    if view.provider != "aws":
         pytest.skip(
             "per-region IAM policies: AWS here, GKE above; AKS uses per-cluster kubelet identities"
         )
     policies = {p.name: p.inputs["policy"] for p in run.of_type("aws:iam/rolePolicy:RolePolicy")}
-    for r in view["regions"]:
-        reader = policies[f"{r['key']}-model-reader"]
-        mine = f"arn:aws:s3:::{r['weights_bucket']}/{r['weights_base_prefix']}x/w.safetensors"
+    for r in view.regions:
+        reader = policies[f"{r.key}-model-reader"]
+        mine = f"arn:aws:s3:::{r.weights_bucket}/{r.weights_base_prefix}x/w.safetensors"
         assert allows(reader, "s3:GetObject", mine)
         assert not allows(reader, "s3:PutObject", mine)
         assert not allows(reader, "s3:DeleteObject", mine)
-        for other in view["regions"]:
-            if other["weights_bucket"] != r["weights_bucket"]:
-                theirs = f"arn:aws:s3:::{other['weights_bucket']}/{other['weights_base_prefix']}x"
+        for other in view.regions:
+            if other.weights_bucket != r.weights_bucket:
+                theirs = f"arn:aws:s3:::{other.weights_bucket}/{other.weights_base_prefix}x"
                 assert not allows(reader, "s3:GetObject", theirs)
-        replicator = policies[f"{r['key']}-model-replicator"]
-        source = f"arn:aws:s3:::{r['source_bucket']}/{r['source_base_prefix']}x"
+        replicator = policies[f"{r.key}-model-replicator"]
+        source = f"arn:aws:s3:::{r.source_bucket}/{r.source_base_prefix}x"
         assert allows(replicator, "s3:GetObject", source)
         assert not allows(replicator, "s3:PutObject", source), "the registry is read-only"
-        if r["replica_bucket"]:
+        if r.replica_bucket:
             assert allows(replicator, "s3:PutObject", mine)
         assert "s3:*" not in json.dumps(reader) + json.dumps(replicator)
 
 
 def _disk(view: dict[str, Any], run: Any) -> int:
     """GiB of the GPU node's root volume as the program requests it."""
-    provider = view["provider"]
+    provider = view.provider
     if provider == "aws":
         sizes = {
             t.inputs["blockDeviceMappings"][0]["ebs"]["volumeSize"]
@@ -178,13 +178,13 @@ def test_node_disk_holds_every_pods_ephemeral_storage_and_the_images(ran: Any) -
         assert _gib(cache["emptyDir"]["sizeLimit"]) * 2**30 >= fleet.model.params * 2
         disk = _disk(view, run)
         # Kubelet evicts at imagefs.available < 15%: only 85% of the root volume is usable.
-        budget = pods_per_node * request + view["disk"]["image_budget_gib"]
+        budget = pods_per_node * request + view.disk.image_budget_gib
         assert math.floor(disk * 0.85) >= budget, (disk, pods_per_node, request)
 
 
 def test_gpu_node_storage_is_fast_and_object_storage_private(ran: Any) -> None:
     _, view, run = ran
-    provider = view["provider"]
+    provider = view.provider
     if provider == "aws":
         for t in run.of_type("aws:ec2/launchTemplate:LaunchTemplate"):
             ebs = t.inputs["blockDeviceMappings"][0]["ebs"]
@@ -193,7 +193,7 @@ def test_gpu_node_storage_is_fast_and_object_storage_private(ran: Any) -> None:
                 assert (ebs["throughput"], ebs["iops"]) == (1000, 16000)
         endpoints = run.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")
         assert sorted(e.inputs["serviceName"] for e in endpoints) == sorted(
-            f"com.amazonaws.{r['name']}.s3" for r in view["regions"]
+            f"com.amazonaws.{r.name}.s3" for r in view.regions
         )
         assert all(e.inputs["vpcEndpointType"] == "Gateway" for e in endpoints)
         assert all(len(e.inputs["routeTableIds"]) == 3 for e in endpoints)

@@ -9,7 +9,7 @@ from typing import Any
 import pulumi_cases as pc
 import pytest
 
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec.catalog import load_catalog
 from support import GOLDENS, compare_tree, require_module
 
@@ -308,11 +308,11 @@ def test_inventory_output_matches_training_view(runs: dict[str, Any], stem: str)
     view = training_view(cluster)
     inv = run.outputs["ansible_inventory"]
     assert set(inv) == {"controller", "login", "compute", "lustre", "nfs"}
-    assert [h["name"] for h in inv["controller"]] == [view["controller"]]
-    assert [h["name"] for h in inv["login"]] == view["login"]
-    assert [h["name"] for h in inv["compute"]] == view["all_hostnames"]
+    assert [h["name"] for h in inv["controller"]] == [view.controller]
+    assert [h["name"] for h in inv["login"]] == view.login
+    assert [h["name"] for h in inv["compute"]] == view.all_hostnames
     assert [h["group"] for h in inv["compute"]] == [
-        g["name"] for g in view["groups"] for _ in g["hostnames"]
+        g.name for g in view.groups for _ in g.hostnames
     ]
     for host in inv["controller"] + inv["login"] + inv["compute"]:
         assert set(host) <= {"name", "address", "group"}

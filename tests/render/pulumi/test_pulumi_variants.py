@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from archform.render.generate import build_files
-from archform.render.targets.pulumi_aws import network_cards
-from archform.render.targets.pulumi_gcp import gpu_networks
+from archform.render.targets.aws.training import network_cards
+from archform.render.targets.gcp.training import GpuNetworks, gpu_networks
 from archform.render.writer import write_tree
 from archform.spec import SpecError, load_text
 from support import BLUEPRINTS, require_module, run_cli
@@ -53,27 +53,27 @@ def test_network_card_layout_follows_catalog(
     instance_type: str, cards: int, efa: int, primary: str
 ) -> None:
     layout = network_cards(instance_type)
-    assert len({n["network_card_index"] for n in layout}) == cards
-    assert sum(n["interface_type"] in ("efa", "efa-only") for n in layout) == efa
-    (first,) = [n for n in layout if n["network_card_index"] == 0 and n["device_index"] == 0]
-    assert first["interface_type"] == primary
+    assert len({n.network_card_index for n in layout}) == cards
+    assert sum(n.interface_type in ("efa", "efa-only") for n in layout) == efa
+    (first,) = [n for n in layout if n.network_card_index == 0 and n.device_index == 0]
+    assert first.interface_type == primary
 
 
 def test_gcp_network_layouts_per_family() -> None:
-    assert len(gpu_networks("a3-megagpu-8g")["gvnic"]) == 8
-    assert len(gpu_networks("a3-highgpu-8g")["gvnic"]) == 4
+    assert len(gpu_networks("a3-megagpu-8g").gvnic) == 8
+    assert len(gpu_networks("a3-highgpu-8g").gvnic) == 4
     ultra = gpu_networks("a3-ultragpu-8g")
-    assert (len(ultra["gvnic"]), len(ultra["rdma"]), ultra["mtu"]) == (1, 8, 8896)
+    assert (len(ultra.gvnic), len(ultra.rdma), ultra.mtu) == (1, 8, 8896)
     assert gpu_networks("a4-highgpu-8g") == ultra
     a4x = gpu_networks("a4x-highgpu-4g")  # one CX-7 RDMA NIC per GB200 GPU
-    assert (len(a4x["gvnic"]), len(a4x["rdma"]), a4x["mtu"]) == (1, 4, 8896)
+    assert (len(a4x.gvnic), len(a4x.rdma), a4x.mtu) == (1, 4, 8896)
     # the small A3 High sizes have no GPUDirect NICs: the default network only
-    assert gpu_networks("a3-highgpu-4g") == {"gvnic": [], "rdma": [], "mtu": 1460}
+    assert gpu_networks("a3-highgpu-4g") == GpuNetworks(gvnic=[], rdma=[], mtu=1460)
 
 
 def test_gb200_cards_alternate_efa_and_efa_only() -> None:
     layout = network_cards("p6e-gb200.36xlarge")
-    assert [n["interface_type"] for n in layout[:4]] == ["efa", "efa-only", "efa", "efa-only"]
+    assert [n.interface_type for n in layout[:4]] == ["efa", "efa-only", "efa", "efa-only"]
 
 
 @pytest.mark.integration
@@ -345,7 +345,7 @@ def test_azure_capacity_reservation_group_is_refused_at_its_line(tmp_path: Path)
 
 
 def test_gcp_labels_are_sanitised_from_the_owner() -> None:
-    from archform.render.targets.pulumi_gcp import settings
+    from archform.render.targets.gcp.training import settings
 
     text = _variant("gcp-a3-mega-tcpxo", ("owner: ml-infra", "owner: ML Infra@Corp"))
     cluster = load_text(text).documents[0].model

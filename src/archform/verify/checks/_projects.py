@@ -7,9 +7,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archform.spec.models.training import TrainingCluster
+
+if TYPE_CHECKING:
+    from archform.render.targets.common.training_view import TrainingView
 
 RESOLVED = "resolved-blueprint.yaml"
 
@@ -87,32 +90,32 @@ def tail(text: str, lines: int = 12) -> str:
     return " | ".join(kept[-lines:])
 
 
-def synthetic_outputs(view: dict[str, Any]) -> dict[str, Any]:
+def synthetic_outputs(view: TrainingView) -> dict[str, Any]:
     """A `pulumi stack output --json` stand-in with loopback addresses (verification only)."""
 
     def addr(i: int) -> str:
         return f"127.2.{i // 250}.{i % 250 + 1}"
 
     index = 0
-    controller = [{"name": view["controller"], "address": addr(index)}]
+    controller = [{"name": view.controller, "address": addr(index)}]
     login = []
-    for name in view["login"]:
+    for name in view.login:
         index += 1
         login.append({"name": name, "address": addr(index)})
     compute = []
-    for group in view["groups"]:
-        for name in group["hostnames"]:
+    for group in view.groups:
+        for name in group.hostnames:
             index += 1
-            compute.append({"name": name, "address": addr(index), "group": group["name"]})
+            compute.append({"name": name, "address": addr(index), "group": group.name})
     lustre = {
-        s["name"]: {"dns_name": f"{s['name']}.fsx.invalid", "mount_name": "abcdefgh"}
-        for s in view["storage"]
-        if s["kind"] == "lustre"
+        s.name: {"dns_name": f"{s.name}.fsx.invalid", "mount_name": "abcdefgh"}
+        for s in view.storage
+        if s.kind == "lustre"
     }
     nfs = {
-        s["name"]: {"address": f"{s['name']}.nfs.invalid", "export": "/"}
-        for s in view["storage"]
-        if s["kind"] == "nfs"
+        s.name: {"address": f"{s.name}.nfs.invalid", "export": "/"}
+        for s in view.storage
+        if s.kind == "nfs"
     }
     return {
         "ansible_inventory": {

@@ -48,7 +48,7 @@ def _inventory(
     if script.is_file():
         if project.cluster is None:
             return Result(NAME, artifact, "skipped", "no resolved blueprint to fake outputs"), env
-        from archform.render.view import training_view
+        from archform.render.targets.common.training_view import training_view
 
         outputs = scratch / "pulumi-outputs.json"
         outputs.write_text(json.dumps(synthetic_outputs(training_view(project.cluster))))

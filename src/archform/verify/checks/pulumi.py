@@ -1,8 +1,8 @@
 """Check `pulumi`: every Pulumi project in the tree runs under mocks with the real SDKs.
 
-A project with a generated policy pack beside it (`policy/`, see render/targets/
-policy_pack.py) also gets a `policy` result: the pack's CrossGuard policies evaluated on
-the resource graph the program registered (verify/policy_pack.py).
+A project with a generated policy pack beside it (`policy/`, see
+render/targets/policy/target.py) also gets a `policy` result: the pack's CrossGuard
+policies evaluated on the resource graph the program registered (verify/policy_pack.py).
 
 Each project runs in its own interpreter (clean Pulumi runtime state, a timeout). The real
 provider classes build every resource, so a wrong argument name, a missing required

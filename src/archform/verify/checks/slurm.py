@@ -23,6 +23,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +69,11 @@ def _version_rewrites(
     if cluster.scheduler.slurm_version.release == version.release:
         return {}, [], f"rendered for and validated with Slurm {cluster.scheduler.version}"
     from archform.render.env import render
-    from archform.render.targets.ansible import context
-    from archform.render.targets.slurm_conf import slurm_context
+    from archform.render.targets.ansible.slurm_conf import slurm_context
+    from archform.render.targets.ansible.target import context
 
     ctx = context(cluster)
-    other = dict(ctx, slurm=slurm_context(ctx["view"], version.release))
+    other = replace(ctx, slurm=slurm_context(ctx.view, version.release))
     replaced: dict[str, str] = {}
     changed: list[str] = []
     for name in FILES:
@@ -181,18 +182,16 @@ def _leaves(scontrol: str, env: dict[str, str]) -> list[set[str]]:
 def _expected(project: Project) -> dict[str, Any] | None:
     if project.cluster is None:
         return None
-    from archform.render.targets.slurm_conf import expected_leaves
-    from archform.render.view import training_view
+    from archform.render.targets.ansible.slurm_conf import expected_leaves
+    from archform.render.targets.common.training_view import training_view
 
     view = training_view(project.cluster)
     gres = {}
-    for group in view["groups"]:
+    for group in view.groups:
         want = (
-            f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}"
-            if group["gpus_per_node"]
-            else "(null)"
+            f"gpu:{group.gpu_gres_type}:{group.gpus_per_node}" if group.gpus_per_node else "(null)"
         )
-        gres.update(dict.fromkeys(group["hostnames"], want))
+        gres.update(dict.fromkeys(group.hostnames, want))
     return {"gres": gres, "leaves": [set(leaf) for leaf in expected_leaves(view)]}
 
 

@@ -1,4 +1,4 @@
-"""The inference-fleet view-model: plain, sorted data every fleet output is built from.
+"""The inference-fleet view-model: typed, sorted data every fleet output is built from.
 
 Names, pool sizes, replica bounds and the per-region weight location are decided here
 once, so the Pulumi program, the Kubernetes manifests and the smoke playbook agree.
@@ -9,9 +9,22 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from typing import Any
 
 from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
+from archform.render.targets.common.clouds import cloud
+from archform.render.targets.fleet.records import (
+    AutoscalingView,
+    DiskView,
+    FleetView,
+    GpuPoolView,
+    ModelView,
+    RegionView,
+    ReleaseView,
+    ReplicaBounds,
+    ServerView,
+    ServingView,
+    SystemPoolView,
+)
 from archform.spec.addresses import public_addresses
 from archform.spec.catalog import load_catalog
 from archform.spec.errors import UsageError
@@ -92,14 +105,8 @@ def replica_uri(fleet: InferenceFleet, region: str, release: Release) -> str:
     source_region = fleet.model.source_region or fleet.placement.all_regions[0]
     if region == source_region or not fleet.model.replicate_to_regions:
         return release.source
-    provider = fleet.placement.provider
-    bucket = replica_bucket(fleet, region)
     path = f"models/{fleet.model.name}/{release.version}/"
-    if provider == "aws":
-        return f"s3://{bucket}/{path}"
-    if provider == "gcp":
-        return f"gs://{bucket}/{path}"
-    return f"https://{bucket}.blob.core.windows.net/{path}"
+    return cloud(fleet.placement.provider).object_url(replica_bucket(fleet, region), path)
 
 
 def release_slug(version: str) -> str:
@@ -149,31 +156,29 @@ def pool_suffix(instance_type: str) -> str:
     return hashlib.sha256(instance_type.encode("utf-8")).hexdigest()[:4]
 
 
-def _pools(fleet: InferenceFleet, per_node: int) -> list[dict[str, Any]]:
+def _pools(fleet: InferenceFleet, per_node: int) -> list[GpuPoolView]:
     pool = fleet.gpu_pool
     spot = pool.purchase == "spot"
     floor = min(pool.on_demand_floor_per_region, pool.max_nodes_per_region) if spot else 0
     sfx = pool_suffix(pool.instance_type)  # AKS: <= 12 lowercase alphanumerics
-    pools: list[dict[str, Any]] = []
+    pools: list[GpuPoolView] = []
     if floor:
-        pools.append(
-            {"name": f"gpuod{sfx}", "spot": False, "min": floor, "max": floor, "gpus": per_node}
-        )
+        pools.append(GpuPoolView(f"gpuod{sfx}", spot=False, min=floor, max=floor, gpus=per_node))
     if not spot or pool.max_nodes_per_region > floor:
         pools.append(
-            {
-                "name": f"gpuspot{sfx}" if spot else f"gpu{sfx}",
-                "spot": spot,
-                "min": max(0, pool.min_nodes_per_region - floor),
-                "max": pool.max_nodes_per_region - floor,
-                "gpus": per_node,
-            }
+            GpuPoolView(
+                name=f"gpuspot{sfx}" if spot else f"gpu{sfx}",
+                spot=spot,
+                min=max(0, pool.min_nodes_per_region - floor),
+                max=pool.max_nodes_per_region - floor,
+                gpus=per_node,
+            )
         )
     return pools
 
 
-def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[str, Any]:
-    """Everything the fleet templates need, as plain values (serving `release`)."""
+def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetView:
+    """Everything the fleet templates need (serving `release`)."""
     served = served_release(fleet, release)
     catalog = load_catalog()
     gpu = fleet.gpu_pool.gpu
@@ -202,101 +207,101 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[st
         # per-region access needs per-region service-account names there.
         suffix = f"-{key}" if fleet.placement.provider == "gcp" else ""
         regions.append(
-            {
-                "name": region,
-                "index": i,
-                "key": key,
-                "reader_sa": f"model-reader{suffix}",
-                "replicator_sa": f"model-replicator{suffix}",
-                "cluster": f"{fleet.name}-{region}"[:40].rstrip("-"),
-                "vpc_cidr": f"10.{100 + i}.0.0/16",
-                "weights_uri": uri,
-                "weights_bucket": _bucket_of(uri),
-                "replica_bucket": replica_bucket(fleet, region) if uri != served.source else None,
-                "source_uri": served.source,
-                "source_bucket": _bucket_of(served.source),
-                "weights_base_prefix": key_prefix(split_source(uri)[0]),
-                "source_base_prefix": key_prefix(split_source(served.source)[0]),
-            }
+            RegionView(
+                name=region,
+                index=i,
+                key=key,
+                reader_sa=f"model-reader{suffix}",
+                replicator_sa=f"model-replicator{suffix}",
+                cluster=f"{fleet.name}-{region}"[:40].rstrip("-"),
+                vpc_cidr=f"10.{100 + i}.0.0/16",
+                weights_uri=uri,
+                weights_bucket=_bucket_of(uri),
+                replica_bucket=replica_bucket(fleet, region) if uri != served.source else None,
+                source_uri=served.source,
+                source_bucket=_bucket_of(served.source),
+                weights_base_prefix=key_prefix(split_source(uri)[0]),
+                source_base_prefix=key_prefix(split_source(served.source)[0]),
+            )
         )
     autoscaling = fleet.autoscaling
     cap = capacity(fleet)
     concurrency = cap.concurrency_per_replica if cap else KNEE_CONCURRENCY
     max_replicas = fleet.gpu_pool.max_nodes_per_region * replicas_per_node
     p99_s = math.ceil((fleet.traffic.p99_latency_ms if fleet.traffic else 30_000) / 1000)
-    return {
-        "name": fleet.name,
-        "provider": fleet.placement.provider,
-        "k8s_version": fleet.kubernetes.version,
-        "validate_version": f"{fleet.kubernetes.version}.0",
-        "api_cidrs": cidrs,
-        "api_private": private_api,
-        "api_public_cidrs": [] if private_api else [c for c in cidrs if public_addresses(c) > 0],
-        "regions": regions,
-        "release": {
-            "model": served.model,
-            "version": served.version,
-            "source": served.source,
-            "checksum": served.checksum,
-            "source_run": served.source_run,
-            "slug": release_slug(served.version),
-        },
-        "global_lb": bool(fleet.traffic and fleet.traffic.global_load_balancer),
-        "model": {
-            "name": fleet.model.name,
-            "source": fleet.model.source,
-            "source_region": fleet.model.source_region or fleet.placement.all_regions[0],
-            "max_context": fleet.model.max_context_tokens,
-            "weights_gib": round(weights, 2),
-            "cache_gib": cache_gib,
-        },
-        "disk": {
-            "pod_ephemeral_gib": pod_ephemeral,
-            "pods_per_node": replicas_per_node,
-            "gpu_node_gib": node_disk_gib(replicas_per_node, pod_ephemeral),
-            "system_node_gib": max(100, node_disk_gib(1, stage_scratch)),
-            "image_budget_gib": IMAGE_BUDGET_GIB,
-            "usable": DISK_USABLE,
-            "gp3_throughput": GP3_THROUGHPUT_MIBPS,
-            "gp3_iops": GP3_IOPS,
-        },
-        "server": {
-            "kind": fleet.server.kind,
-            "image": fleet.server.container_image,
-            "tp": tp,
-            "port": fleet.server.port,
-            "load_time_seconds": fleet.server.load_time_seconds,
-        },
-        "gpu_pools": _pools(fleet, per_node),
-        "gpu_instance": fleet.gpu_pool.instance_type,
-        "gpu_model": gpu.model if gpu else "unknown",
-        "gpus_per_node": per_node,
-        "accelerator": gke_accelerator(fleet) if fleet.placement.provider == "gcp" else None,
-        "pod_cpu": max(1, int(vcpus * share * 0.8)),
-        "pod_memory_gib": max(4, int(mem * share * 0.8)),
-        "system_pool": {
-            "instance": fleet.system_pool.instance_type
+    return FleetView(
+        name=fleet.name,
+        provider=fleet.placement.provider,
+        k8s_version=fleet.kubernetes.version,
+        validate_version=f"{fleet.kubernetes.version}.0",
+        api_cidrs=cidrs,
+        api_private=private_api,
+        api_public_cidrs=[] if private_api else [c for c in cidrs if public_addresses(c) > 0],
+        regions=regions,
+        release=ReleaseView(
+            model=served.model,
+            version=served.version,
+            source=served.source,
+            checksum=served.checksum,
+            source_run=served.source_run,
+            slug=release_slug(served.version),
+        ),
+        global_lb=bool(fleet.traffic and fleet.traffic.global_load_balancer),
+        model=ModelView(
+            name=fleet.model.name,
+            source=fleet.model.source,
+            source_region=fleet.model.source_region or fleet.placement.all_regions[0],
+            max_context=fleet.model.max_context_tokens,
+            weights_gib=round(weights, 2),
+            cache_gib=cache_gib,
+        ),
+        disk=DiskView(
+            pod_ephemeral_gib=pod_ephemeral,
+            pods_per_node=replicas_per_node,
+            gpu_node_gib=node_disk_gib(replicas_per_node, pod_ephemeral),
+            system_node_gib=max(100, node_disk_gib(1, stage_scratch)),
+            image_budget_gib=IMAGE_BUDGET_GIB,
+            usable=DISK_USABLE,
+            gp3_throughput=GP3_THROUGHPUT_MIBPS,
+            gp3_iops=GP3_IOPS,
+        ),
+        server=ServerView(
+            kind=fleet.server.kind,
+            image=fleet.server.container_image,
+            tp=tp,
+            port=fleet.server.port,
+            load_time_seconds=fleet.server.load_time_seconds,
+        ),
+        gpu_pools=_pools(fleet, per_node),
+        gpu_instance=fleet.gpu_pool.instance_type,
+        gpu_model=gpu.model if gpu else "unknown",
+        gpus_per_node=per_node,
+        accelerator=gke_accelerator(fleet) if fleet.placement.provider == "gcp" else None,
+        pod_cpu=max(1, int(vcpus * share * 0.8)),
+        pod_memory_gib=max(4, int(mem * share * 0.8)),
+        system_pool=SystemPoolView(
+            instance=fleet.system_pool.instance_type
             if fleet.system_pool
-            else _default_system(fleet.placement.provider),
-            "nodes": fleet.system_pool.nodes_per_region if fleet.system_pool else 2,
-        },
-        "replicas": {
-            "min": max(1, fleet.gpu_pool.min_nodes_per_region * replicas_per_node),
-            "max": fleet.gpu_pool.max_nodes_per_region * replicas_per_node,
-        },
-        "autoscaling": {
-            "metric": autoscaling.metric if autoscaling else "queue_depth",
-            "target": autoscaling.target if autoscaling else 8.0,
-        },
-        "spot": fleet.gpu_pool.purchase == "spot",
-        "serving": {
+            else _system_instance(fleet.placement.provider),
+            nodes=fleet.system_pool.nodes_per_region if fleet.system_pool else 2,
+        ),
+        replicas=ReplicaBounds(
+            min=max(1, fleet.gpu_pool.min_nodes_per_region * replicas_per_node),
+            max=fleet.gpu_pool.max_nodes_per_region * replicas_per_node,
+        ),
+        autoscaling=AutoscalingView(
+            metric=autoscaling.metric if autoscaling else "queue_depth",
+            target=autoscaling.target if autoscaling else 8.0,
+        ),
+        spot=fleet.gpu_pool.purchase == "spot",
+        serving=ServingView(
             # Requests one replica runs at once: the estimate's per-replica concurrency
             # (the most that still meets the p99 target), so the server queues beyond it and
             # the autoscaler sees the queue.
-            "max_num_seqs": concurrency,
+            max_num_seqs=concurrency,
             # Replicas KEDA falls back to when Prometheus cannot be read: what the estimate
             # says the region needs at peak (never fewer than the minimum).
-            "fallback_replicas": min(
+            fallback_replicas=min(
                 max_replicas,
                 max(
                     1,
@@ -306,12 +311,14 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> dict[st
             ),
             # A terminating pod first leaves the Service endpoints, then finishes what it
             # runs: the longest request within the p99 target, plus endpoint propagation.
-            "drain_s": DEREGISTER_S + p99_s,
+            drain_s=DEREGISTER_S + p99_s,
             # Load-balancer request timeout: twice the p99 target, at least a minute.
-            "request_timeout_s": max(60, 2 * p99_s),
-        },
-    }
+            request_timeout_s=max(60, 2 * p99_s),
+        ),
+    )
 
 
-def _default_system(provider: str) -> str:
-    return {"aws": "m6i.xlarge", "gcp": "n2-standard-8", "azure": "Standard_D8s_v5"}[provider]
+def _system_instance(provider: str) -> str:
+    instance = cloud(provider).system_pool_instance
+    assert instance is not None, "fleets run on clouds"
+    return instance

@@ -11,20 +11,23 @@ Output (relative to the document's root):
 from __future__ import annotations
 
 import io
+from dataclasses import fields
 from typing import Any
 
 from ruamel.yaml import YAML
 
 from archform.render.env import render
 from archform.render.target import Releases, Target
-from archform.render.targets.fleet_view import fleet_view
-from archform.render.targets.k8s_objects import (
+from archform.render.targets.common.clouds import cloud
+from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
+from archform.render.targets.fleet.view import fleet_view
+from archform.render.targets.kubernetes.objects import (
     SERVERS,
     dns_label,
     fleet_objects,
     gateway_address,
 )
-from archform.render.targets.k8s_weights import stage_deadline_seconds
+from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.inference import InferenceFleet
@@ -32,14 +35,11 @@ from archform.spec.release import Release
 
 # Versions the generated requirements.txt pins: the SDKs archform's tests run the programs
 # with (under mocks), so what was checked is what runs.
+# The cloud's own SDK pin comes from its facts (targets/<cloud>/facts.py).
 SDK_PINS = {
     "pulumi": "3.272.0",
-    "pulumi-aws": "7.51.1",
-    "pulumi-gcp": "10.2.0",
-    "pulumi-azure-native": "3.29.0",
     "pulumi-kubernetes": "4.34.2",
 }
-_CLOUD_SDK = {"aws": "pulumi-aws", "gcp": "pulumi-gcp", "azure": "pulumi-azure-native"}
 
 
 def manifest_yaml(obj: dict[str, Any], version: str) -> str:
@@ -55,16 +55,18 @@ def manifest_yaml(obj: dict[str, Any], version: str) -> str:
     return header + buf.getvalue()
 
 
-def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> dict[str, Any]:
+def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetData:
     """The view-model plus the per-server paths, as embedded in the program."""
     view = fleet_view(fleet, release)
-    view["ready_path"] = SERVERS[view["server"]["kind"]]["ready"]
-    view["live_path"] = SERVERS[view["server"]["kind"]]["live"]
-    view["dns_label"] = dns_label(view)
-    view["gateway_address"] = gateway_address(view)
-    view["p99_target_ms"] = fleet.traffic.p99_latency_ms if fleet.traffic else 30_000
-    view["stage_timeout_s"] = stage_deadline_seconds(view) + 120
-    return view
+    return FleetData(
+        **{f.name: getattr(view, f.name) for f in fields(view)},
+        ready_path=SERVERS[view.server.kind].ready,
+        live_path=SERVERS[view.server.kind].live,
+        dns_label=dns_label(view),
+        gateway_address=gateway_address(view),
+        p99_target_ms=fleet.traffic.p99_latency_ms if fleet.traffic else 30_000,
+        stage_timeout_s=stage_deadline_seconds(view) + 120,
+    )
 
 
 def render_fleet(
@@ -76,11 +78,14 @@ def render_fleet(
     assert isinstance(fleet, InferenceFleet)
     view = fleet_data(fleet, (releases or {}).get(doc.name))
     objects = fleet_objects(view)
-    provider = view["provider"]
+    provider = view.provider
     files: list[GeneratedFile] = []
-    regions = [{"name": r["name"], "objects": objects[r["name"]]} for r in view["regions"]]
-    ctx = {"fleet": view, "regions": regions, "p99_target_ms": view["p99_target_ms"]}
-    pins = {k: SDK_PINS[k] for k in ("pulumi", _CLOUD_SDK[provider], "pulumi-kubernetes")}
+    regions = [RegionObjects(r.name, objects[r.name]) for r in view.regions]
+    ctx = FleetContext(fleet=view, regions=regions, p99_target_ms=view.p99_target_ms)
+    sdk = cloud(provider).pulumi_sdk
+    assert sdk is not None, "fleets run on clouds"
+    pins = {"pulumi": SDK_PINS["pulumi"], sdk[0]: sdk[1]}
+    pins["pulumi-kubernetes"] = SDK_PINS["pulumi-kubernetes"]
     files += [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/fleet/Pulumi.yaml.j2", ctx)),
         GeneratedFile.text("pulumi/__main__.py", render(f"pulumi/fleet/{provider}.py.j2", ctx)),
@@ -94,12 +99,12 @@ def render_fleet(
         GeneratedFile.text("pulumi/README.md", render("pulumi/fleet/README.md.j2", ctx)),
     ]
     for region in regions:
-        for i, obj in enumerate(region["objects"]):
+        for i, obj in enumerate(region.objects):
             path = (
-                f"kubernetes/{region['name']}/{i:02d}-{obj['kind'].lower()}-"
+                f"kubernetes/{region.name}/{i:02d}-{obj['kind'].lower()}-"
                 f"{obj['metadata']['name']}.yaml"
             )
-            files.append(GeneratedFile.text(path, manifest_yaml(obj, view["k8s_version"])))
+            files.append(GeneratedFile.text(path, manifest_yaml(obj, view.k8s_version)))
     for name in ("smoke.yml", "ansible.cfg", "inventory.ini", "files/burst.py"):
         mode = 0o755 if name.endswith(".py") else 0o644
         files.append(

@@ -9,11 +9,12 @@ the blueprint loads; Managed Lustre tiers and capacity steps come from the catal
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
-from archform.render.targets.node_image import cluster_image, image_reference
-from archform.render.targets.pulumi_common import (
+from archform.render.targets.common.node_image import cluster_image, image_reference
+from archform.render.targets.common.pulumi import (
     ConfigKey,
+    Settings,
     base_settings,
     carve,
     host_address,
@@ -23,13 +24,49 @@ from archform.render.targets.pulumi_common import (
     round_up,
     zone_of,
 )
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import TrainingCluster
 
 AZURE_FILES_MIN_GIB = 100  # premium file shares
 HEAD_VM_SIZE = "Standard_D8s_v5"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleSet:
+    """One node group as a Uniform scale set (settings.py GROUPS entry)."""
+
+    name: str
+    vm_size: str
+    nodes: int
+    hostnames: list[str]
+    computer_name_prefix: str
+    computer_names: list[str]
+    spot: bool
+    reserved: bool  # Reserved VM Instances (billing); no capacity reservation group
+
+
+@dataclass(frozen=True, slots=True)
+class Amlfs:
+    """One Azure Managed Lustre file system (settings.py LUSTRE entry)."""
+
+    name: str
+    sku: str
+    capacity_tib: int
+    source: str | None
+    mount: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FileShare:
+    """One Azure Files NFS share and its storage account (settings.py NFS entry)."""
+
+    name: str
+    account: str
+    share: str
+    quota_gib: int
+    mount: str | None
 
 
 def _base36(number: int) -> str:
@@ -55,43 +92,43 @@ def _account_name(cluster: str, storage: str) -> str:
     return re.sub(r"[^a-z0-9]", "", f"{cluster}{storage}")[:24].ljust(3, "0")
 
 
-def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey], list[str]]:
+def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
     net = cluster.placement.network
     catalog = load_catalog()
     compute_cidr, lustre_cidr = carve(net.cidr, 4)[:2]
-    groups = []
-    for group, gv in zip(cluster.compute.groups, view["groups"], strict=True):
+    groups: list[ScaleSet] = []
+    for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
         assert group.nodes <= catalog.limits.azure_scale_set_max_vms, "spec.buildable"
         assert group.instance_type is not None, "checked by spec.buildable"
         prefix = f"{cluster.name}-{group.name}-"
         groups.append(
-            {
-                "name": group.name,
-                "vm_size": group.instance_type,
-                "nodes": group.nodes,
-                "hostnames": gv["hostnames"],
-                "computer_name_prefix": prefix,
-                "computer_names": scale_set_hostnames(prefix, group.nodes),
-                "spot": group.purchase == "spot",
-                "reserved": group.purchase == "reserved",
-            }
+            ScaleSet(
+                name=group.name,
+                vm_size=group.instance_type,
+                nodes=group.nodes,
+                hostnames=gv.hostnames,
+                computer_name_prefix=prefix,
+                computer_names=scale_set_hostnames(prefix, group.nodes),
+                spot=group.purchase == "spot",
+                reserved=group.purchase == "reserved",
+            )
         )
-    lustre = []
+    lustre: list[Amlfs] = []
     amlfs = catalog.lustre["azure"]
     for s in lustre_entries(cluster):
         tier = s.throughput_mbps_per_tib or amlfs.default_tier
         rule = amlfs.tier(tier)
         assert rule is not None, "checked by spec.buildable"
         lustre.append(
-            {
-                "name": s.name,
-                "sku": f"AMLFS-Durable-Premium-{tier}",
-                "capacity_tib": round_up(s.size_tib * 1024, rule.step_gib) // 1024,
-                "source": s.source,
-                "mount": s.mount,
-            }
+            Amlfs(
+                name=s.name,
+                sku=f"AMLFS-Durable-Premium-{tier}",
+                capacity_tib=round_up(s.size_tib * 1024, rule.step_gib) // 1024,
+                source=s.source,
+                mount=s.mount,
+            )
         )
     values = base_settings(cluster)
     values.update(
@@ -102,19 +139,17 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "LUSTRE_CIDR": lustre_cidr,
             "HEAD_VM_SIZE": cluster.scheduler.controller_instance_type or HEAD_VM_SIZE,
             "CONTROLLER_ADDRESS": host_address(compute_cidr, 10),
-            "LOGIN_ADDRESSES": [
-                host_address(compute_cidr, 11 + i) for i in range(len(view["login"]))
-            ],
+            "LOGIN_ADDRESSES": [host_address(compute_cidr, 11 + i) for i in range(len(view.login))],
             "GROUPS": groups,
             "LUSTRE": lustre,
             "NFS": [
-                {
-                    "name": s.name,
-                    "account": _account_name(cluster.name, s.name),
-                    "share": re.sub(r"[^a-z0-9-]", "-", s.name)[:63],
-                    "quota_gib": max(AZURE_FILES_MIN_GIB, round_up(s.size_tib * 1024, 1)),
-                    "mount": s.mount,
-                }
+                FileShare(
+                    name=s.name,
+                    account=_account_name(cluster.name, s.name),
+                    share=re.sub(r"[^a-z0-9-]", "-", s.name)[:63],
+                    quota_gib=max(AZURE_FILES_MIN_GIB, round_up(s.size_tib * 1024, 1)),
+                    mount=s.mount,
+                )
                 for s in nfs_entries(cluster)
             ],
         }
@@ -129,10 +164,10 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         ),
     ]
     for entry in lustre:
-        if entry["source"]:
+        if entry.source:
             config.append(
                 ConfigKey(
-                    f"{entry['name']}HsmContainerId",
+                    f"{entry.name}HsmContainerId",
                     "Resource id of the blob container behind the Lustre file system in the key's "
                     "name "
                     "(empty: no blob integration)",
@@ -141,7 +176,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             )
             config.append(
                 ConfigKey(
-                    f"{entry['name']}HsmLoggingContainerId",
+                    f"{entry.name}HsmLoggingContainerId",
                     "Resource id of the blob container for that file system's import logs",
                     "",
                 )
@@ -157,7 +192,7 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         "The NSG admits SSH only from access.ssh_cidrs; nodes have no public addresses and go "
         "out through a NAT gateway.",
     ]
-    if any(g["reserved"] for g in groups):
+    if any(g.reserved for g in groups):
         notes.append(
             "purchase: reserved means Azure Reserved VM Instances for the VM size and region "
             "(buy them before `pulumi up`; the discount applies without any id). A capacity "

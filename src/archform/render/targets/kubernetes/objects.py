@@ -7,7 +7,7 @@ checks in strict mode, so what is validated is exactly what is deployed.
 Probes: readiness and startup on the model endpoint, liveness on /health (llm-d readiness
 guide); /dev/shm as a memory emptyDir (vLLM production-stack); PDB maxUnavailable 1
 (Gatekeeper/Kyverno); zone spread with ScheduleAnyway (datree rule). The weights pipeline is
-in k8s_weights, Service, entry point and autoscaler objects in k8s_traffic.
+in kubernetes.weights, Service, entry point and autoscaler objects in kubernetes.traffic.
 - llm-d: https://llm-d.ai/docs/usage/readiness-probes
 - vLLM production-stack: https://github.com/vllm-project/production-stack (helm/templates)
 - Gatekeeper: https://open-policy-agent.github.io/gatekeeper-library/website/validation/poddisruptionbudget
@@ -20,11 +20,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archform.render.targets import k8s_weights as weights
-from archform.render.targets.fleet_view import GPU_POOL_LABEL
-from archform.render.targets.k8s_common import SERVERS
-from archform.render.targets.k8s_common import meta as _meta
-from archform.render.targets.k8s_traffic import (
+from archform.render.targets.fleet.records import FleetView, RegionView
+from archform.render.targets.fleet.view import GPU_POOL_LABEL
+from archform.render.targets.kubernetes import weights
+from archform.render.targets.kubernetes.common import SERVERS
+from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.traffic import (
     dns_label,
     gateway_address,
     gcp_global,
@@ -38,32 +39,32 @@ __all__ = ["SERVERS", "dns_label", "fleet_objects", "gateway_address", "pre_stop
 SHUTDOWN_S = 30
 
 
-def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
-    s, m = v["server"], v["model"]
-    port, tp = str(s["port"]), str(s["tp"])
+def _server_args(v: FleetView) -> tuple[list[str], list[dict[str, Any]]]:
+    s, m = v.server, v.model
+    port, tp = str(s.port), str(s.tp)
     offline = [
         {"name": "HF_HUB_OFFLINE", "value": "1"},
         {"name": "TRANSFORMERS_OFFLINE", "value": "1"},
     ]
-    if s["kind"] == "vllm":
+    if s.kind == "vllm":
         return [
             "--model",
             "/models/weights",
             "--served-model-name",
-            m["name"],
+            m.name,
             "--tensor-parallel-size",
             tp,
             "--max-model-len",
-            str(m["max_context"]),
+            str(m.max_context),
             "--port",
             port,
             "--disable-log-requests",
             # Run at most the estimate's per-replica concurrency; beyond it vLLM queues
             # (vllm:num_requests_waiting), which the autoscaler counts.
             "--max-num-seqs",
-            str(v["serving"]["max_num_seqs"]),
+            str(v.serving.max_num_seqs),
         ], offline
-    if s["kind"] == "tgi":
+    if s.kind == "tgi":
         return [
             "--model-id",
             "/models/weights",
@@ -72,9 +73,9 @@ def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
             "--port",
             port,
             "--max-total-tokens",
-            str(m["max_context"]),
+            str(m.max_context),
         ], offline
-    if s["kind"] == "triton":
+    if s.kind == "triton":
         return [
             "tritonserver",
             "--model-repository=/models/weights",
@@ -83,7 +84,7 @@ def _server_args(v: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]]]:
         ], []
     env = [
         {"name": "NIM_MODEL_NAME", "value": "/models/weights"},
-        {"name": "NIM_SERVED_MODEL_NAME", "value": m["name"]},
+        {"name": "NIM_SERVED_MODEL_NAME", "value": m.name},
         {"name": "NIM_SERVER_PORT", "value": port},
     ]
     return [], env
@@ -111,12 +112,11 @@ while time.monotonic() < deadline:
 """
 
 
-def pre_stop(v: dict[str, Any]) -> list[str]:
+def pre_stop(kind: str, port: int, budget: int) -> list[str]:
     """preStop: wait for requests in flight to finish (vLLM), else sleep the drain budget."""
-    budget = v["serving"]["drain_s"]
-    if v["server"]["kind"] != "vllm":
+    if kind != "vllm":
         return ["sleep", str(budget)]
-    script = _VLLM_DRAIN.format(budget=budget, settle=5, port=v["server"]["port"])
+    script = _VLLM_DRAIN.format(budget=budget, settle=5, port=port)
     return ["python3", "-c", script]
 
 
@@ -130,19 +130,19 @@ def pool_affinity(pool: str) -> dict[str, Any]:
     }
 
 
-def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
+def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     """The model-server Deployment."""
-    name = ns = v["name"]
-    s = v["server"]
-    paths = SERVERS[s["kind"]]
+    name = ns = v.name
+    s = v.server
+    paths = SERVERS[s.kind]
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": "model-server"}
     args, env = _server_args(v)
-    metrics_port = 8002 if s["kind"] == "triton" else s["port"]
-    ports = [{"name": "http", "containerPort": s["port"], "protocol": "TCP"}]
-    if metrics_port != s["port"]:
+    metrics_port = 8002 if s.kind == "triton" else s.port
+    ports = [{"name": "http", "containerPort": s.port, "protocol": "TCP"}]
+    if metrics_port != s.port:
         ports.append({"name": "metrics", "containerPort": metrics_port, "protocol": "TCP"})
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    if v["provider"] == "azure" and v["spot"]:
+    if v.provider == "azure" and v.spot:
         tolerations.append(
             {
                 "key": "kubernetes.azure.com/scalesetpriority",
@@ -151,16 +151,16 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                 "effect": "NoSchedule",
             }
         )
-    shm = "20Gi" if s["tp"] > 1 else "8Gi"
+    shm = "20Gi" if s.tp > 1 else "8Gi"
     # The weights cache is an emptyDir: its bytes count against the pod's ephemeral-storage
     # (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
     # #local-ephemeral-storage), so the request reserves node disk for it at scheduling.
-    disk = f"{v['disk']['pod_ephemeral_gib']}Gi"
+    disk = f"{v.disk.pod_ephemeral_gib}Gi"
     probe_period = 10
-    startup_failures = math.ceil(s["load_time_seconds"] * 1.5 / probe_period)
+    startup_failures = math.ceil(s.load_time_seconds * 1.5 / probe_period)
     container: dict[str, Any] = {
         "name": "server",
-        "image": s["image"],
+        "image": s.image,
         "imagePullPolicy": "IfNotPresent",
     }
     if args:
@@ -172,36 +172,40 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
             "ports": ports,
             "resources": {
                 "requests": {
-                    "cpu": str(v["pod_cpu"]),
-                    "memory": f"{v['pod_memory_gib']}Gi",
-                    "nvidia.com/gpu": str(s["tp"]),
+                    "cpu": str(v.pod_cpu),
+                    "memory": f"{v.pod_memory_gib}Gi",
+                    "nvidia.com/gpu": str(s.tp),
                     "ephemeral-storage": disk,
                 },
                 "limits": {
-                    "memory": f"{v['pod_memory_gib']}Gi",
-                    "nvidia.com/gpu": str(s["tp"]),
+                    "memory": f"{v.pod_memory_gib}Gi",
+                    "nvidia.com/gpu": str(s.tp),
                     "ephemeral-storage": disk,
                 },
             },
             "startupProbe": {
-                "httpGet": {"path": paths["ready"], "port": "http"},
+                "httpGet": {"path": paths.ready, "port": "http"},
                 "periodSeconds": probe_period,
                 "timeoutSeconds": 5,
                 "failureThreshold": startup_failures,
             },
             "readinessProbe": {
-                "httpGet": {"path": paths["ready"], "port": "http"},
+                "httpGet": {"path": paths.ready, "port": "http"},
                 "periodSeconds": 5,
                 "timeoutSeconds": 5,
                 "failureThreshold": 3,
             },
             "livenessProbe": {
-                "httpGet": {"path": paths["live"], "port": "http"},
+                "httpGet": {"path": paths.live, "port": "http"},
                 "periodSeconds": 15,
                 "timeoutSeconds": 5,
                 "failureThreshold": 4,
             },
-            "lifecycle": {"preStop": {"exec": {"command": pre_stop(v)}}},
+            "lifecycle": {
+                "preStop": {
+                    "exec": {"command": pre_stop(v.server.kind, v.server.port, v.serving.drain_s)}
+                }
+            },
             "securityContext": {"allowPrivilegeEscalation": False},
             "volumeMounts": [
                 {"name": "dshm", "mountPath": "/dev/shm"},
@@ -211,9 +215,9 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     )
     fetch = {
         "name": "fetch-weights",
-        "image": weights.FETCH_IMAGES[v["provider"]],
+        "image": weights.fetch_image(v.provider),
         "imagePullPolicy": "IfNotPresent",
-        "command": ["/bin/sh", "-ec", weights.fetch_script(v["provider"], region["weights_uri"])],
+        "command": ["/bin/sh", "-ec", weights.fetch_script(v.provider, region.weights_uri)],
         "env": weights.release_env(v, region),
         "resources": {
             "requests": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": disk},
@@ -250,14 +254,14 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                 "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0},
             },
             # New GPU nodes can take up to 15 min to report GPUs (cluster-autoscaler gpu.go).
-            "progressDeadlineSeconds": s["load_time_seconds"] * 2 + 900,
+            "progressDeadlineSeconds": s.load_time_seconds * 2 + 900,
             "template": {
                 "metadata": {"labels": labels, "annotations": pod_annotations},
                 "spec": {
-                    "serviceAccountName": region["reader_sa"],
+                    "serviceAccountName": region.reader_sa,
                     # The grace period counts from the start of preStop (Kubernetes pod
                     # lifecycle): drain, then SIGTERM and shutdown.
-                    "terminationGracePeriodSeconds": v["serving"]["drain_s"] + SHUTDOWN_S,
+                    "terminationGracePeriodSeconds": v.serving.drain_s + SHUTDOWN_S,
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
                     "affinity": pool_affinity("gpu"),
                     "tolerations": tolerations,
@@ -268,7 +272,7 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
                         {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
                         {
                             "name": "models",
-                            "emptyDir": {"sizeLimit": f"{v['model']['cache_gib']}Gi"},
+                            "emptyDir": {"sizeLimit": f"{v.model.cache_gib}Gi"},
                         },
                     ],
                 },
@@ -277,21 +281,21 @@ def deployment(v: dict[str, Any], region: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, Any]]:
+def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:
     """All objects of one region's cluster, in apply order."""
-    name = v["name"]
+    name = v.name
     labels = {"app.kubernetes.io/name": name}
     objs: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels)},
         {
             "apiVersion": "v1",
             "kind": "ServiceAccount",
-            "metadata": _meta(region["reader_sa"], name, labels),
+            "metadata": _meta(region.reader_sa, name, labels),
         },
         {
             "apiVersion": "v1",
             "kind": "ServiceAccount",
-            "metadata": _meta(region["replicator_sa"], name, labels),
+            "metadata": _meta(region.replicator_sa, name, labels),
         },
         weights.stage_job(
             v,
@@ -309,11 +313,11 @@ def region_objects(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, 
         },
         scaled_object(v),
     ]
-    if v["provider"] == "gcp" and v["global_lb"]:
-        objs += gcp_global(v, config_cluster=region["index"] == 0)
+    if v.provider == "gcp" and v.global_lb:
+        objs += gcp_global(v, config_cluster=region.index == 0)
     return objs
 
 
-def fleet_objects(v: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def fleet_objects(v: FleetView) -> dict[str, list[dict[str, Any]]]:
     """Region name -> its objects."""
-    return {r["name"]: region_objects(v, r) for r in v["regions"]}
+    return {r.name: region_objects(v, r) for r in v.regions}

@@ -14,8 +14,10 @@ Sources (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, NVI
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
+from archform.render.targets.ansible.slurm_conf import ConfValue
+from archform.render.targets.common.training_view import TrainingView
 from archform.spec.catalog import load_catalog
 
 TCPXO_PROFILE = "/var/lib/tcpxo/lib64/nccl-env-profile.sh"
@@ -46,32 +48,32 @@ def topo_file(instance_type: str | None) -> str | None:
     return info.nccl_topo_file if info else None
 
 
-def nccl_conf(view: dict[str, Any]) -> list[tuple[str, Any]]:
+def nccl_conf(view: TrainingView) -> list[tuple[str, ConfValue]]:
     """NCCL_* settings for /etc/nccl.conf (NCCL reads only NCCL_ variables from it)."""
-    fabric = view["fabric"]
-    kind = fabric["kind"]
-    out: list[tuple[str, Any]] = []
+    fabric = view.fabric
+    kind = fabric.kind
+    out: list[tuple[str, ConfValue]] = []
     if kind in ("infiniband", "roce"):
-        if fabric["hcas"]:
-            out.append(("NCCL_IB_HCA", "=" + ",".join(f"{h}:1" for h in fabric["hcas"])))
-        if fabric["socket_ifname"]:
-            out.append(("NCCL_SOCKET_IFNAME", "=" + fabric["socket_ifname"]))
-        if fabric["topology"]["kind"] == "rail_optimized":
+        if fabric.hcas:
+            out.append(("NCCL_IB_HCA", "=" + ",".join(f"{h}:1" for h in fabric.hcas)))
+        if fabric.socket_ifname:
+            out.append(("NCCL_SOCKET_IFNAME", "=" + fabric.socket_ifname))
+        if fabric.topology.kind == "rail_optimized":
             out.append(("NCCL_CROSS_NIC", 0))
         if kind == "roce":
-            out.append(("NCCL_IB_TC", fabric["roce"]["dscp"] * 4))
-            if fabric["roce"]["gid_index"] is not None:
-                out.append(("NCCL_IB_GID_INDEX", fabric["roce"]["gid_index"]))
-        if fabric["sharp"]:
+            out.append(("NCCL_IB_TC", fabric.roce.dscp * 4))
+            if fabric.roce.gid_index is not None:
+                out.append(("NCCL_IB_GID_INDEX", fabric.roce.gid_index))
+        if fabric.sharp:
             out.append(("NCCL_COLLNET_ENABLE", 1))
-        topo = topo_file(view["groups"][0]["instance_type"])
-        if view["provider"] == "azure" and topo:
+        topo = topo_file(view.groups[0].instance_type)
+        if view.provider == "azure" and topo:
             out.append(("NCCL_TOPO_FILE", topo))
     elif kind == "efa":
         # 'en' is a prefix on purpose: it matches the ENA interfaces of p4d and p5.
-        out.append(("NCCL_SOCKET_IFNAME", fabric["socket_ifname"] or "en"))
+        out.append(("NCCL_SOCKET_IFNAME", fabric.socket_ifname or "en"))
     elif kind == "gpudirect_tcpxo":
-        ctrl = fabric["socket_ifname"] or "enp0s12"
+        ctrl = fabric.socket_ifname or "enp0s12"
         out += [
             ("NCCL_SOCKET_IFNAME", ctrl),
             ("NCCL_FASTRAK_CTRL_DEV", ctrl),
@@ -81,56 +83,64 @@ def nccl_conf(view: dict[str, Any]) -> list[tuple[str, Any]]:
             ),
             ("NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY", "/dev/aperture_devices"),
         ]
-    elif fabric["socket_ifname"]:
-        out.append(("NCCL_SOCKET_IFNAME", "=" + fabric["socket_ifname"]))
+    elif fabric.socket_ifname:
+        out.append(("NCCL_SOCKET_IFNAME", "=" + fabric.socket_ifname))
     return out
 
 
-def profile_exports(view: dict[str, Any]) -> list[tuple[str, Any]]:
+def profile_exports(view: TrainingView) -> list[tuple[str, ConfValue]]:
     """Non-NCCL variables for /etc/profile.d/nccl.sh (libfabric reads only the environment)."""
-    if view["fabric"]["kind"] == "efa":
+    if view.fabric.kind == "efa":
         return [("FI_EFA_USE_HUGE_PAGE", 0)]
     return []
 
 
-def profile_sources(view: dict[str, Any]) -> list[dict[str, str]]:
+@dataclass(frozen=True, slots=True)
+class ProfileSource:
+    """A vendor environment script the NCCL profile sources, and its library folder."""
+
+    path: str
+    lib_dir: str
+
+
+def profile_sources(view: TrainingView) -> list[ProfileSource]:
     """Vendor environment scripts the profile sources when present."""
-    kind = view["fabric"]["kind"]
+    kind = view.fabric.kind
     if kind == "gpudirect_tcpxo":
-        return [{"path": TCPXO_PROFILE, "lib_dir": TCPXO_LIB_DIR}]
-    if kind == "roce" and view["provider"] == "gcp":
-        return [{"path": GIB_PROFILE, "lib_dir": "/usr/local/gib/lib64"}]
+        return [ProfileSource(TCPXO_PROFILE, TCPXO_LIB_DIR)]
+    if kind == "roce" and view.provider == "gcp":
+        return [ProfileSource(GIB_PROFILE, "/usr/local/gib/lib64")]
     return []
 
 
-def container_mounts(view: dict[str, Any]) -> list[str]:
+def container_mounts(view: TrainingView) -> list[str]:
     """Host folders bound read-only into every enroot container (besides /etc/nccl.conf).
 
     TCPXO: the FasTrak plugin libraries, as Cluster Toolkit's a3mega examples mount them
     (--container-mounts=/var/lib/tcpxo/lib64). Azure: the folder of NCCL_TOPO_FILE. EFA
     containers bring their own aws-ofi-nccl and libfabric (binding the host's would replace them).
     """
-    kind = view["fabric"]["kind"]
+    kind = view.fabric.kind
     out: list[str] = []
     if kind == "gpudirect_tcpxo":
         out.append(TCPXO_LIB_DIR)
-    topo = topo_file(view["groups"][0]["instance_type"])
-    if view["provider"] == "azure" and topo:
+    topo = topo_file(view.groups[0].instance_type)
+    if view.provider == "azure" and topo:
         out.append(topo.rsplit("/", 1)[0])
     return out
 
 
-def busbw_thresholds(view: dict[str, Any]) -> dict[str, float]:
+def busbw_thresholds(view: TrainingView) -> dict[str, float]:
     """Minimum all_reduce_perf bus bandwidth in GB/s per algorithm for the whole cluster."""
-    group = view["groups"][0]
-    if not group["gpus_per_node"]:
+    group = view.groups[0]
+    if not group.gpus_per_node:
         return {}
-    if len(view["all_hostnames"]) == 1:
-        if group["nvswitch"]:
+    if len(view.all_hostnames) == 1:
+        if group.nvswitch:
             return dict(SINGLE_NODE_NVSWITCH)
         return {}
-    line_rate = view["fabric"]["gbps_per_node"] / 8.0
-    ring = round(line_rate * RING_EFFICIENCY[view["fabric"]["kind"]], 1)
+    line_rate = view.fabric.gbps_per_node / 8.0
+    ring = round(line_rate * RING_EFFICIENCY[view.fabric.kind], 1)
     # NVLS/tree can exceed the NIC aggregate on few nodes, so the default algorithm is held
     # to the ring floor (a lower bound), never to a higher NVLS figure.
     return {"ring": ring, "default": ring}

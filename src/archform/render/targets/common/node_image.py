@@ -6,24 +6,9 @@ and version-check what is there and install the rest from the sources the table 
 
 from __future__ import annotations
 
-from typing import Any
-
+from archform.render.targets.common.clouds import cloud
 from archform.spec.images import Image, Needs, choose_image, load_images, slurm_install_method
 from archform.spec.models.training import TrainingCluster
-
-# Lustre client packages per provider, for images without a preinstalled client. `{kernel}` is
-# replaced by the running kernel release on the node (the modules must match it).
-LUSTRE_PACKAGES: dict[str, list[str]] = {
-    # FSx: as AWS ParallelCluster's cookbook installs them (_install_lustre_debian.rb).
-    "aws": ["lustre-client-modules-{kernel}", "lustre-client-modules-aws"],
-    # Managed Lustre: Cluster Toolkit managed-lustre module (install-managed-lustre-client.sh).
-    "gcp": ["lustre-client-modules-{kernel}", "lustre-client-utils"],
-    # AMLFS: the DKMS client the Azure HPC image build installs (install_lustre_client.sh,
-    # versions.json lustre 2.15.8-35-gdf4872c); built against the running kernel by DKMS.
-    "azure": ["lustre-client-2.15.8-35-gdf4872c", "amlfs-lustre-client-dkms-2.15.8-35-gdf4872c"],
-    # On-prem: built from lustre-release (client only) into .debs on the node.
-    "onprem": [],
-}
 
 # lustre-release tag built on-prem (LTS 2.15 branch, wiki.lustre.org/Lustre_2.15.7_Changelog).
 # unverified: the tag spelling in github.com/lustre/lustre-release (2.15.7 vs v2_15_7).
@@ -74,7 +59,7 @@ def _method(value: str) -> tuple[str, str | None]:
     return kind, (name or None)
 
 
-def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, Any]]:
+def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, object]]:
     """Group variables derived from the node image."""
     image = cluster_image(cluster)
     provider = cluster.placement.provider
@@ -106,7 +91,10 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, Any]]:
             "lustre_client_repo",
             _repo(lustre_repo, image.codename) if lustre_kind == "repo" and lustre_repo else None,
         ),
-        ("lustre_client_packages", LUSTRE_PACKAGES[provider] if lustre_kind == "repo" else []),
+        (
+            "lustre_client_packages",
+            list(cloud(provider).lustre_packages) if lustre_kind == "repo" else [],
+        ),
         ("lustre_release_tag", LUSTRE_RELEASE_TAG),
         ("lustre_lnet_networks", lnet),
     ]

@@ -5,17 +5,18 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from archform.render.targets.k8s_common import PROMETHEUS, SERVERS
-from archform.render.targets.k8s_common import meta as _meta
+from archform.render.targets.fleet.records import FleetView
+from archform.render.targets.kubernetes.common import PROMETHEUS, SERVERS
+from archform.render.targets.kubernetes.common import meta as _meta
 
 
-def service(v: dict[str, Any]) -> dict[str, Any]:
+def service(v: FleetView) -> dict[str, Any]:
     """The Service in front of the servers (how it is exposed depends on the entry point)."""
-    name = v["name"]
-    provider, public = v["provider"], v["global_lb"]
+    name = v.name
+    provider, public = v.provider, v.global_lb
     annotations: dict[str, str] = {}
     kind = "LoadBalancer"
-    ready = SERVERS[v["server"]["kind"]]["ready"]
+    ready = SERVERS[v.server.kind].ready
     if provider == "aws":
         aws = "service.beta.kubernetes.io/aws-load-balancer-"
         annotations[aws + "type"] = "nlb"
@@ -54,7 +55,7 @@ def service(v: dict[str, Any]) -> dict[str, Any]:
             "ports": [
                 {
                     "name": "http",
-                    "port": v["server"]["port"],
+                    "port": v.server.port,
                     "targetPort": "http",
                     "protocol": "TCP",
                 }
@@ -63,40 +64,40 @@ def service(v: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def dns_label(v: dict[str, Any]) -> str:
+def dns_label(v: FleetView) -> str:
     """Azure public DNS label of a region's Service: <label>.<region>.cloudapp.azure.com.
 
     Labels are unique per region across all of Azure, so a stable hash of the fleet name is
     appended to make a clash with another tenant unlikely.
     """
-    return f"{v['name']}-{hashlib.sha256(v['name'].encode()).hexdigest()[:6]}"
+    return f"{v.name}-{hashlib.sha256(v.name.encode()).hexdigest()[:6]}"
 
 
-def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
+def scaled_object(v: FleetView) -> dict[str, Any]:
     """KEDA ScaledObject: Prometheus query on the server's own load metric."""
-    name = v["name"]
-    kind = v["server"]["kind"]
+    name = v.name
+    kind = v.server.kind
     m = SERVERS[kind]
     sel = f'{{namespace="{name}"}}'
-    metric, target = v["autoscaling"]["metric"], v["autoscaling"]["target"]
+    metric, target = v.autoscaling.metric, v.autoscaling.target
     queries = {
-        "queue_depth": (f"sum({m['queue']}{sel})", "AverageValue"),
-        "requests_per_second": (f"sum(rate({m['ok']}{sel}[1m]))", "AverageValue"),
-        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m['kv'].split('|'))})", "Value"),
+        "queue_depth": (f"sum({m.queue}{sel})", "AverageValue"),
+        "requests_per_second": (f"sum(rate({m.ok}{sel}[1m]))", "AverageValue"),
+        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m.kv.split('|'))})", "Value"),
         "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
     }
     threshold = float(target)
-    if metric == "queue_depth" and "running" in m:
+    if metric == "queue_depth" and m.running is not None:
         # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
         # the rest, so the threshold is a full batch plus the blueprint's queue target.
-        running = f"sum({m['running']}{sel})"
+        running = f"sum({m.running}{sel})"
         queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
-        threshold += v["serving"]["max_num_seqs"]
+        threshold += v.serving.max_num_seqs
     query, metric_type = queries[metric]
-    r = v["replicas"]
+    r = v.replicas
     fallback = (
         # KEDA applies a fallback only to AverageValue triggers (ScaledObject spec).
-        {"failureThreshold": 3, "replicas": v["serving"]["fallback_replicas"]}
+        {"failureThreshold": 3, "replicas": v.serving.fallback_replicas}
         if metric_type == "AverageValue"
         else None
     )
@@ -108,8 +109,8 @@ def scaled_object(v: dict[str, Any]) -> dict[str, Any]:
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
             "pollingInterval": 15,
             "cooldownPeriod": 360,
-            "minReplicaCount": r["min"],
-            "maxReplicaCount": r["max"],
+            "minReplicaCount": r.min,
+            "maxReplicaCount": r.max,
             # `fallback` (https://keda.sh/docs/2.16/reference/scaledobject-spec/#fallback):
             # after 3 failed reads of Prometheus KEDA sets the replicas the estimate says
             # the region needs at peak, not a small fixed count that would shed load.
@@ -147,14 +148,14 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-def gateway_address(v: dict[str, Any]) -> str:
+def gateway_address(v: FleetView) -> str:
     """Name of the reserved global IP the multi-cluster Gateway uses (GCP)."""
-    return f"{v['name']}-gateway"
+    return f"{v.name}-gateway"
 
 
-def gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
+def gcp_global(v: FleetView, config_cluster: bool) -> list[dict[str, Any]]:
     """ServiceExport per region; Gateway, HTTPRoute and policies in the config cluster."""
-    name = v["name"]
+    name = v.name
     labels = {"app.kubernetes.io/name": name}
     objs: list[dict[str, Any]] = [
         {
@@ -190,7 +191,7 @@ def gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
             "metadata": _meta(name, name, labels),
             "spec": {
                 "parentRefs": [{"kind": "Gateway", "name": name}],
-                "rules": [{"backendRefs": [{**backend, "port": v["server"]["port"]}]}],
+                "rules": [{"backendRefs": [{**backend, "port": v.server.port}]}],
             },
         },
         {
@@ -202,8 +203,8 @@ def gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
             "metadata": _meta(name, name, labels),
             "spec": {
                 "default": {
-                    "timeoutSec": v["serving"]["request_timeout_s"],
-                    "connectionDraining": {"drainingTimeoutSec": v["serving"]["drain_s"]},
+                    "timeoutSec": v.serving.request_timeout_s,
+                    "connectionDraining": {"drainingTimeoutSec": v.serving.drain_s},
                 },
                 "targetRef": backend,
             },
@@ -217,8 +218,8 @@ def gcp_global(v: dict[str, Any], config_cluster: bool) -> list[dict[str, Any]]:
                     "config": {
                         "type": "HTTP",
                         "httpHealthCheck": {
-                            "port": v["server"]["port"],
-                            "requestPath": SERVERS[v["server"]["kind"]]["ready"],
+                            "port": v.server.port,
+                            "requestPath": SERVERS[v.server.kind].ready,
                         },
                     }
                 },

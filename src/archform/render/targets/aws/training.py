@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
-from archform.render.targets.node_image import (
+from archform.render.targets.common.node_image import (
     cluster_image,
     head_reference,
     image_reference,
 )
-from archform.render.targets.pulumi_common import (
+from archform.render.targets.common.pulumi import (
     ConfigKey,
+    Settings,
     base_settings,
     carve,
     lustre_entries,
@@ -30,7 +31,53 @@ BACKUP_RETENTION_DAYS = 7  # daily automatic FSx backups kept a week (API maximu
 MODULES = ["__main__.py", "network.py", "iam.py", "compute.py", "storage.py"]
 
 
-def network_cards(instance_type: str | None) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class NetworkCard:
+    """One interface of the launch template (EC2 NetworkInterfaces entry)."""
+
+    network_card_index: int
+    device_index: int
+    interface_type: str  # interface (ENA), efa (EFA with ENA) or efa-only
+
+
+@dataclass(frozen=True, slots=True)
+class AwsGroup:
+    """One node group's instances (settings.py GROUPS entry)."""
+
+    name: str
+    instance_type: str
+    hostnames: list[str]
+    purchase: str
+    market_type: str | None
+    capacity_reservation_id: str | None
+    placement_group: bool  # False for Capacity Blocks (co-located by the block)
+    network_cards: list[NetworkCard]
+    root_volume_gib: int
+
+
+@dataclass(frozen=True, slots=True)
+class FsxLustre:
+    """One FSx for Lustre file system (settings.py LUSTRE entry)."""
+
+    name: str
+    deployment_type: str
+    per_unit_storage_throughput: int | None
+    storage_capacity_gib: int
+    source: str | None
+    export_to_source: bool
+    backup_retention_days: int  # 0: no automatic backups
+    mount: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EfsShare:
+    """One EFS file system (settings.py NFS entry)."""
+
+    name: str
+    mount: str | None
+
+
+def network_cards(instance_type: str | None) -> list[NetworkCard]:
     """The launch-template interface layout for an instance type (catalog fabric facts).
 
     Multi-card EFA types whose family has `efa_layout: ena_primary` in the catalog (p5,
@@ -43,55 +90,42 @@ def network_cards(instance_type: str | None) -> list[dict[str, Any]]:
     """
     info = load_catalog().instance(instance_type) if instance_type else None
     if info is None or info.fabric_kind != "efa" or info.fabric_interfaces < 1:
-        return [{"network_card_index": 0, "device_index": 0, "interface_type": "interface"}]
+        return [NetworkCard(0, 0, "interface")]
     cards = info.fabric_interfaces
     if cards == 1:
-        return [{"network_card_index": 0, "device_index": 0, "interface_type": "efa"}]
+        return [NetworkCard(0, 0, "efa")]
     if info.efa_layout == "even_odd":
-        return [
-            {
-                "network_card_index": i,
-                "device_index": 0,
-                "interface_type": "efa" if i % 2 == 0 else "efa-only",
-            }
-            for i in range(cards)
-        ]
+        return [NetworkCard(i, 0, "efa" if i % 2 == 0 else "efa-only") for i in range(cards)]
     if info.efa_layout == "per_card":
-        return [
-            {"network_card_index": i, "device_index": 0, "interface_type": "efa"}
-            for i in range(cards)
-        ]
+        return [NetworkCard(i, 0, "efa") for i in range(cards)]
     layout = [
-        {"network_card_index": 0, "device_index": 0, "interface_type": "interface"},
-        {"network_card_index": 0, "device_index": 1, "interface_type": "efa-only"},
+        NetworkCard(0, 0, "interface"),
+        NetworkCard(0, 1, "efa-only"),
     ]
-    layout += [
-        {"network_card_index": i, "device_index": 0, "interface_type": "efa-only"}
-        for i in range(1, cards)
-    ]
+    layout += [NetworkCard(i, 0, "efa-only") for i in range(1, cards)]
     return layout
 
 
-def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> dict[str, Any]:
+def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> AwsGroup:
     assert group.instance_type is not None, "checked by spec.buildable"
     market = {"spot": "spot", "capacity_block": "capacity-block"}.get(group.purchase)
-    return {
-        "name": group.name,
-        "instance_type": group.instance_type,
-        "hostnames": hostnames,
-        "purchase": group.purchase,
-        "market_type": market,
-        "capacity_reservation_id": group.capacity_reservation_id,
+    return AwsGroup(
+        name=group.name,
+        instance_type=group.instance_type,
+        hostnames=hostnames,
+        purchase=group.purchase,
+        market_type=market,
+        capacity_reservation_id=group.capacity_reservation_id,
         # A Capacity Block is already placed together; a placement-group constraint on top
         # causes insufficient-capacity errors with free block capacity (ParallelCluster's
         # PlacementGroupCapacityTypeValidator, aws-parallelcluster PR 6311).
-        "placement_group": group.purchase != "capacity_block",
-        "network_cards": network_cards(group.instance_type),
-        "root_volume_gib": 500,
-    }
+        placement_group=group.purchase != "capacity_block",
+        network_cards=network_cards(group.instance_type),
+        root_volume_gib=500,
+    )
 
 
-def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
+def _lustre(cluster: TrainingCluster) -> list[FsxLustre]:
     """FSx for Lustre file systems; tiers and capacity steps from the catalog."""
     fsx = load_catalog().lustre["aws"]
     out = []
@@ -104,33 +138,33 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
         gib = rule.min_gib if capacity <= rule.min_gib else round_up(capacity, rule.step_gib)
         source = s.source
         out.append(
-            {
-                "name": s.name,
-                "deployment_type": "SCRATCH_2" if scratch else "PERSISTENT_2",
-                "per_unit_storage_throughput": None if scratch else tier,
-                "storage_capacity_gib": gib,
-                "source": source,
-                "export_to_source": s.purpose != "training_data",
+            FsxLustre(
+                name=s.name,
+                deployment_type="SCRATCH_2" if scratch else "PERSISTENT_2",
+                per_unit_storage_throughput=None if scratch else tier,
+                storage_capacity_gib=gib,
+                source=source,
+                export_to_source=s.purpose != "training_data",
                 # The create API defaults to no automatic backups; a persistent file system
                 # that is not backed by S3 holds the only copy (checkpoints, home).
                 # https://docs.aws.amazon.com/fsx/latest/APIReference/API_CreateFileSystemLustreConfiguration.html
-                "backup_retention_days": 0 if scratch or source else BACKUP_RETENTION_DAYS,
-                "mount": s.mount,
-            }
+                backup_retention_days=0 if scratch or source else BACKUP_RETENTION_DAYS,
+                mount=s.mount,
+            )
         )
     return out
 
 
-def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey], list[str]]:
+def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes for one cluster."""
-    from archform.render.view import training_view
+    from archform.render.targets.common.training_view import training_view
 
     view = training_view(cluster)
     net = cluster.placement.network
     private_cidr, public_cidr = carve(net.cidr, 4)[:2]
     groups = [
-        _group(cluster, g, v["hostnames"])
-        for g, v in zip(cluster.compute.groups, view["groups"], strict=True)
+        _group(cluster, g, v.hostnames)
+        for g, v in zip(cluster.compute.groups, view.groups, strict=True)
     ]
     values = base_settings(cluster)
     values.update(
@@ -144,13 +178,13 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
             "PLACEMENT_STRATEGY": (
                 "cluster"
                 if cluster.placement.colocation == "cluster"
-                and any(g["placement_group"] for g in groups)
+                and any(g.placement_group for g in groups)
                 else None
             ),
             "HEAD_INSTANCE_TYPE": cluster.scheduler.controller_instance_type or HEAD_INSTANCE_TYPE,
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
-            "NFS": [{"name": s.name, "mount": s.mount} for s in nfs_entries(cluster)],
+            "NFS": [EfsShare(s.name, s.mount) for s in nfs_entries(cluster)],
         }
     )
     config = [
@@ -168,23 +202,23 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
     ]
     needs_reservation = False
     for g in groups:
-        key = f"{g['name']}CapacityReservationId"
-        if g["purchase"] == "capacity_block":
+        key = f"{g.name}CapacityReservationId"
+        if g.purchase == "capacity_block":
             needs_reservation = True
             config.append(
                 ConfigKey(
                     key,
                     "Capacity Block reservation id (cr-...) of the node group in the key's name",
-                    g["capacity_reservation_id"],
+                    g.capacity_reservation_id,
                 )
             )
-        elif g["purchase"] == "reserved":
+        elif g.purchase == "reserved":
             config.append(
                 ConfigKey(
                     key,
                     "On-Demand Capacity Reservation id of the node group in the key's name "
                     "(empty: use any open matching reservation)",
-                    g["capacity_reservation_id"] or "",
+                    g.capacity_reservation_id or "",
                 )
             )
     notes = [

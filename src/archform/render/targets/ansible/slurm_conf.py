@@ -12,14 +12,16 @@ BlockSizes (24.05 on) and gres.conf AutoDetect=nvidia (24.11 on).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from archform.render.hostlist import compress
-from archform.render.view import leaves
+from archform.render.targets.common.training_view import GroupView, TrainingView, leaves
 from archform.spec import slurm
 from archform.spec.slurm import SlurmVersion
 
-Line = list[tuple[str, Any]]
+# A value a key=value config file holds (written through the `conf` filter).
+ConfValue = str | int | float | bool
+Line = list[tuple[str, ConfValue]]
 
 # Paths follow the Debian/Ubuntu slurm-wlm packages (and SchedMD's own packaging).
 STATE_DIR = "/var/spool/slurmctld"
@@ -33,10 +35,10 @@ def flat_topology_plugin(version: SlurmVersion) -> str:
     return slurm.flat_topology_plugin(version)
 
 
-def topology_kind(view: dict[str, Any], version: SlurmVersion) -> str:
+def topology_kind(view: TrainingView, version: SlurmVersion) -> str:
     """tree, block or flat: what topology.conf (if any) describes for this version."""
-    kind = view["fabric"]["topology"]["kind"]
-    if kind == "flat" or len(view["all_hostnames"]) < 2:
+    kind = view.fabric.topology.kind
+    if kind == "flat" or len(view.all_hostnames) < 2:
         return "flat"
     if kind == "block":
         # topology/block exists from 23.11; before that an NVL domain is a leaf switch.
@@ -44,7 +46,7 @@ def topology_kind(view: dict[str, Any], version: SlurmVersion) -> str:
     return "tree"
 
 
-def topology_plugin(view: dict[str, Any], version: SlurmVersion) -> str:
+def topology_plugin(view: TrainingView, version: SlurmVersion) -> str:
     """TopologyPlugin value."""
     kind = topology_kind(view, version)
     if kind == "flat":
@@ -52,22 +54,22 @@ def topology_plugin(view: dict[str, Any], version: SlurmVersion) -> str:
     return f"topology/{kind}"
 
 
-def _leaf_size(view: dict[str, Any]) -> int:
-    topo = view["fabric"]["topology"]
-    return int(topo["block_size"] if topo["kind"] == "block" else topo["nodes_per_leaf"])
+def _leaf_size(view: TrainingView) -> int:
+    topo = view.fabric.topology
+    return int(topo.block_size if topo.kind == "block" else topo.nodes_per_leaf)
 
 
-def leaf_prefix(view: dict[str, Any]) -> str:
+def leaf_prefix(view: TrainingView) -> str:
     """Switch name prefix: leaf (fat tree), su (rail-optimized scalable unit), block (NVL)."""
-    kind = view["fabric"]["topology"]["kind"]
+    kind = view.fabric.topology.kind
     return {"rail_optimized": "su", "block": "block"}.get(kind, "leaf")
 
 
-def expected_leaves(view: dict[str, Any]) -> list[list[str]]:
+def expected_leaves(view: TrainingView) -> list[list[str]]:
     """Node names per leaf switch (or block), in order; empty for a flat topology."""
-    if view["fabric"]["topology"]["kind"] == "flat" or len(view["all_hostnames"]) < 2:
+    if view.fabric.topology.kind == "flat" or len(view.all_hostnames) < 2:
         return []
-    return leaves(view["all_hostnames"], _leaf_size(view))
+    return leaves(view.all_hostnames, _leaf_size(view))
 
 
 def _switch_names(prefix: str, count: int) -> list[str]:
@@ -75,7 +77,7 @@ def _switch_names(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{i:0{width}d}" for i in range(1, count + 1)]
 
 
-def topology_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
+def topology_lines(view: TrainingView, version: SlurmVersion) -> list[Line]:
     """topology.conf lines; empty when the topology is flat."""
     kind = topology_kind(view, version)
     groups = expected_leaves(view)
@@ -104,67 +106,67 @@ def topology_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     return lines
 
 
-def _gres(group: dict[str, Any]) -> str | None:
-    if not group["gpus_per_node"]:
+def _gres(group: GroupView) -> str | None:
+    if not group.gpus_per_node:
         return None
-    return f"gpu:{group['gpu_gres_type']}:{group['gpus_per_node']}"
+    return f"gpu:{group.gpu_gres_type}:{group.gpus_per_node}"
 
 
-def node_lines(view: dict[str, Any]) -> list[Line]:
+def node_lines(view: TrainingView) -> list[Line]:
     """NodeName lines, one per node group, with the real CPU layout and memory."""
-    elastic = bool(view["scheduler"]["elastic"])
+    elastic = bool(view.scheduler.elastic)
     lines: list[Line] = []
-    for group in view["groups"]:
+    for group in view.groups:
         line: Line = [
-            ("NodeName", group["hostlist"]),
-            ("Sockets", group["sockets"]),
-            ("CoresPerSocket", group["cores_per_socket"]),
-            ("ThreadsPerCore", group["threads_per_core"]),
-            ("RealMemory", group["real_memory_mib"]),
+            ("NodeName", group.hostlist),
+            ("Sockets", group.sockets),
+            ("CoresPerSocket", group.cores_per_socket),
+            ("ThreadsPerCore", group.threads_per_core),
+            ("RealMemory", group.real_memory_mib),
         ]
         gres = _gres(group)
         if gres:
             line.append(("Gres", gres))
-        line.append(("Feature", group["name"]))
+        line.append(("Feature", group.name))
         line.append(("State", "CLOUD" if elastic else "UNKNOWN"))
         lines.append(line)
     return lines
 
 
-def partition_lines(view: dict[str, Any]) -> list[Line]:
+def partition_lines(view: TrainingView) -> list[Line]:
     """PartitionName lines; exclusive partitions use OverSubscribe=EXCLUSIVE."""
-    by_group = {g["name"]: g["hostnames"] for g in view["groups"]}
+    by_group = {g.name: g.hostnames for g in view.groups}
     lines: list[Line] = []
-    for part in view["scheduler"]["partitions"]:
-        chosen = part["groups"] or list(by_group)
+    for part in view.scheduler.partitions:
+        chosen = part.groups or list(by_group)
         hosts = [h for name in chosen for h in by_group.get(name, [])]
-        hours = part["max_time_hours"]
+        hours = part.max_time_hours
         lines.append(
             [
-                ("PartitionName", part["name"]),
+                ("PartitionName", part.name),
                 ("Nodes", compress(hosts)),
-                ("Default", bool(part["default"])),
+                ("Default", bool(part.default)),
                 ("MaxTime", hours * 60 if hours else "INFINITE"),
-                ("OverSubscribe", "EXCLUSIVE" if part["exclusive"] else "NO"),
+                ("OverSubscribe", "EXCLUSIVE" if part.exclusive else "NO"),
                 ("State", "UP"),
             ]
         )
     return lines
 
 
-def _typed_tres(view: dict[str, Any]) -> str:
-    types = sorted({g["gpu_gres_type"] for g in view["groups"] if g["gpus_per_node"]})
+def _typed_tres(view: TrainingView) -> str:
+    types = sorted({g.gpu_gres_type for g in view.groups if g.gpus_per_node and g.gpu_gres_type})
     return ",".join(["gres/gpu", *(f"gres/gpu:{t}" for t in types)])
 
 
-def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
+def global_lines(view: TrainingView, version: SlurmVersion) -> list[Line]:
     """Cluster-wide slurm.conf settings, before node and partition lines."""
-    sched = view["scheduler"]
-    controllers: list[Line] = [[("SlurmctldHost", view["controller"])]]
-    if view["backup_controller"]:
-        controllers.append([("SlurmctldHost", view["backup_controller"])])
-    settings: list[tuple[str, Any]] = [
-        ("ClusterName", view["name"]),
+    sched = view.scheduler
+    controllers: list[Line] = [[("SlurmctldHost", view.controller)]]
+    if view.backup_controller:
+        controllers.append([("SlurmctldHost", view.backup_controller)])
+    settings: list[tuple[str, ConfValue]] = [
+        ("ClusterName", view.name),
         ("SlurmUser", "slurm"),
         ("AuthType", "auth/munge"),
         ("CredType", "cred/munge"),
@@ -188,36 +190,36 @@ def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
         ("PriorityType", "priority/multifactor"),
         ("TopologyPlugin", topology_plugin(view, version)),
     ]
-    if view["gpu_cluster"]:
+    if view.gpu_cluster:
         settings.append(("GresTypes", "gpu"))
-    if sched["accounting"]:
+    if sched.accounting:
         settings += [
             # Gathering without storing makes slurmctld warn, so only with accounting.
             ("JobAcctGatherType", "jobacct_gather/cgroup"),
             ("AccountingStorageType", "accounting_storage/slurmdbd"),
-            ("AccountingStorageHost", view["controller"]),
-            ("AccountingStorageTRES", _typed_tres(view) if view["gpu_cluster"] else "cpu,mem"),
+            ("AccountingStorageHost", view.controller),
+            ("AccountingStorageTRES", _typed_tres(view) if view.gpu_cluster else "cpu,mem"),
             ("AccountingStorageEnforce", "associations,limits,qos"),
         ]
     else:
         settings.append(("AccountingStorageType", "accounting_storage/none"))
-    if "nhc" in sched["health_checks"]:
+    if "nhc" in sched.health_checks:
         settings += [
             ("HealthCheckProgram", "/usr/sbin/nhc"),
             ("HealthCheckInterval", 300),
             ("HealthCheckNodeState", "ANY"),
         ]
-    if "dcgm" in sched["health_checks"] and view["gpu_cluster"]:
+    if "dcgm" in sched.health_checks and view.gpu_cluster:
         settings += [
             ("Prolog", f"{CONF_DIR}/prolog.sh"),
             ("Epilog", f"{CONF_DIR}/epilog.sh"),
         ]
-    if view["gpu_cluster"]:
+    if view.gpu_cluster:
         # NCCL settings into every task's environment (roles/nccl task_prolog.sh).
         settings.append(("TaskProlog", f"{CONF_DIR}/task_prolog.sh"))
-    if sched["containers"] == "pyxis":
+    if sched.containers == "pyxis":
         settings.append(("PlugStackConfig", f"{CONF_DIR}/plugstack.conf"))
-    if sched["elastic"]:
+    if sched.elastic:
         settings += [
             ("ResumeProgram", f"{CONF_DIR}/resume.sh"),
             ("SuspendProgram", f"{CONF_DIR}/suspend.sh"),
@@ -227,7 +229,7 @@ def global_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
             ("TreeWidth", 65533),
             ("SlurmctldParameters", "idle_on_node_suspend,cloud_dns"),
         ]
-    overrides = dict(sched["slurm_conf"])
+    overrides = dict(sched.slurm_conf)
     lines = controllers + [[kv] for kv in settings if kv[0] not in overrides]
     # Raw overrides from the blueprint come last (SCH001 lints them).
     lines += [[(key, overrides[key])] for key in sorted(overrides)]
@@ -257,7 +259,7 @@ def _ranges(values: list[int]) -> str:
     return ",".join(parts)
 
 
-def gpu_cores(group: dict[str, Any]) -> list[list[int]] | None:
+def gpu_cores(group: GroupView) -> list[list[int]] | None:
     """Slurm core indices local to each GPU, from the catalog's OS CPU lists; None if unknown.
 
     gres.conf(5) Cores= takes Slurm's logical core index (core 0 is the first core of the first
@@ -266,11 +268,11 @@ def gpu_cores(group: dict[str, Any]) -> list[list[int]] | None:
     (C = Sockets x CoresPerSocket), so OS CPU c is core c mod C. A list that does not fit the
     node's layout (a CPU beyond it, or a core with only some of its threads) gives None.
     """
-    cpus = group["gpu_cpus"]
-    if not cpus or len(cpus) != group["gpus_per_node"]:
+    cpus = group.gpu_cpus
+    if not cpus or len(cpus) != group.gpus_per_node:
         return None
-    cores_total = group["sockets"] * group["cores_per_socket"]
-    threads = group["threads_per_core"]
+    cores_total = group.sockets * group.cores_per_socket
+    threads = group.threads_per_core
     out: list[list[int]] = []
     for text in cpus:
         ids = _cpu_list(text)
@@ -286,16 +288,16 @@ def _devices(first: int, last: int) -> str:
     return f"/dev/nvidia{first}" if first == last else f"/dev/nvidia[{first}-{last}]"
 
 
-def _autodetect(view: dict[str, Any], version: SlurmVersion) -> str:
-    autodetect = str(view["scheduler"]["gres_autodetect"])
+def _autodetect(view: TrainingView, version: SlurmVersion) -> str:
+    autodetect = str(view.scheduler.gres_autodetect)
     if autodetect == "nvidia" and not slurm.feature(version, "gres_autodetect_nvidia"):
         autodetect = "off"  # AutoDetect=nvidia appeared in 24.11
-    if view["scheduler"]["elastic"]:
+    if view.scheduler.elastic:
         autodetect = "off"  # gres.conf(5): AutoDetect cannot be used with cloud nodes
     return autodetect
 
 
-def gres_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
+def gres_lines(view: TrainingView, version: SlurmVersion) -> list[Line]:
     """gres.conf lines: explicit device files unless AutoDetect is allowed and asked for.
 
     With explicit files, GPUs that share their local cores are one line with Cores= (the
@@ -304,12 +306,13 @@ def gres_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     """
     autodetect = _autodetect(view, version)
     lines: list[Line] = []
-    for group in view["groups"]:
-        count = group["gpus_per_node"]
+    for group in view.groups:
+        count = group.gpus_per_node
         if not count:
             continue
-        head: Line = [("NodeName", group["hostlist"]), ("AutoDetect", autodetect)]
-        head += [("Name", "gpu"), ("Type", group["gpu_gres_type"])]
+        head: Line = [("NodeName", group.hostlist), ("AutoDetect", autodetect)]
+        assert group.gpu_gres_type is not None, "a GPU group has a GRES type"
+        head += [("Name", "gpu"), ("Type", group.gpu_gres_type)]
         if autodetect != "off":
             lines.append([*head, ("Count", count)])
             continue
@@ -327,23 +330,33 @@ def gres_lines(view: dict[str, Any], version: SlurmVersion) -> list[Line]:
     return lines
 
 
-def gres_notes(view: dict[str, Any], version: SlurmVersion) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class GresNote:
+    """Where one GPU group's Cores= come from, for the comment above gres.conf's lines."""
+
+    nodes: str
+    instance_type: str | None
+    source: str | None  # None: no Cores= for this group
+    misfit: bool  # the catalog has the affinity, but the blueprint's CPU layout does not fit it
+    elastic: bool  # CLOUD nodes cannot use AutoDetect (SCH002), so it is no advice for them
+
+
+def gres_notes(view: TrainingView, version: SlurmVersion) -> list[GresNote]:
     """Per GPU group with explicit files: where its Cores= come from (None: no Cores=)."""
     autodetect = _autodetect(view, version)
-    notes: list[dict[str, Any]] = []
-    for group in view["groups"]:
-        if not group["gpus_per_node"] or autodetect != "off":
+    notes: list[GresNote] = []
+    for group in view.groups:
+        if not group.gpus_per_node or autodetect != "off":
             continue
+        fits = gpu_cores(group) is not None
         notes.append(
-            {
-                "nodes": group["hostlist"],
-                "instance_type": group["instance_type"],
-                "source": group["gpu_cpus_source"] if gpu_cores(group) is not None else None,
-                # The catalog has the affinity, but the blueprint's CPU layout does not fit it.
-                "misfit": bool(group["gpu_cpus"]) and gpu_cores(group) is None,
-                # CLOUD nodes cannot use AutoDetect (SCH002), so it is no advice for them.
-                "elastic": bool(view["scheduler"]["elastic"]),
-            }
+            GresNote(
+                nodes=group.hostlist,
+                instance_type=group.instance_type,
+                source=group.gpu_cpus_source if fits else None,
+                misfit=bool(group.gpu_cpus) and not fits,
+                elastic=bool(view.scheduler.elastic),
+            )
         )
     return notes
 
@@ -360,17 +373,32 @@ def cgroup_lines(version: SlurmVersion) -> list[Line]:
     ]
 
 
-def slurm_context(view: dict[str, Any], version_text: str | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SlurmContext:
+    """Everything the Slurm templates need, for one Slurm version."""
+
+    slurm_version: str
+    global_lines: list[Line]
+    node_lines: list[Line]
+    partition_lines: list[Line]
+    gres_lines: list[Line]
+    gres_notes: list[GresNote]
+    cgroup_lines: list[Line]
+    topology_lines: list[Line]
+    topology_kind: str
+
+
+def slurm_context(view: TrainingView, version_text: str | None = None) -> SlurmContext:
     """Everything the Slurm templates need, for the blueprint's version or a given one."""
-    version = slurm.parse_version(version_text or view["scheduler"]["version"])
-    return {
-        "slurm_version": version.release,
-        "global_lines": global_lines(view, version),
-        "node_lines": node_lines(view),
-        "partition_lines": partition_lines(view),
-        "gres_lines": gres_lines(view, version),
-        "gres_notes": gres_notes(view, version),
-        "cgroup_lines": cgroup_lines(version),
-        "topology_lines": topology_lines(view, version),
-        "topology_kind": topology_kind(view, version),
-    }
+    version = slurm.parse_version(version_text or view.scheduler.version)
+    return SlurmContext(
+        slurm_version=version.release,
+        global_lines=global_lines(view, version),
+        node_lines=node_lines(view),
+        partition_lines=partition_lines(view),
+        gres_lines=gres_lines(view, version),
+        gres_notes=gres_notes(view, version),
+        cgroup_lines=cgroup_lines(version),
+        topology_lines=topology_lines(view, version),
+        topology_kind=topology_kind(view, version),
+    )

@@ -11,22 +11,18 @@ import ipaddress
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from archform.render.env import render
+from archform.render.plain import Json, plain
 from archform.render.target import Target
-from archform.render.view import training_view
+from archform.render.targets.common.clouds import cloud
+from archform.render.targets.common.training_view import training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
-from archform.spec.models.training import TrainingCluster
+from archform.spec.models.training import Storage, TrainingCluster
 
 # Versions pinned in requirements.txt: the SDKs archform's tests run the programs with.
 PULUMI_VERSION = "3.272.0"
-SDK_PINS = {
-    "aws": ("pulumi-aws", "7.51.1"),
-    "gcp": ("pulumi-gcp", "10.2.0"),
-    "azure": ("pulumi-azure-native", "3.29.0"),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,15 +34,14 @@ class ConfigKey:
     default: str | None = None
     secret: bool = False
 
-    def as_dict(self) -> dict[str, Any]:
-        """Plain form for templates."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "default": self.default,
-            "required": self.default is None,
-            "secret": self.secret,
-        }
+    @property
+    def required(self) -> bool:
+        """The user must set the key (it has no default)."""
+        return self.default is None
+
+
+# settings.py: UPPER_CASE name -> value (plain data or typed view records, see plain()).
+Settings = dict[str, object]
 
 
 def applies(doc: Document, provider: str) -> bool:
@@ -55,10 +50,10 @@ def applies(doc: Document, provider: str) -> bool:
     return isinstance(model, TrainingCluster) and model.placement.provider == provider
 
 
-Settings = Callable[[TrainingCluster], tuple[dict[str, Any], list["ConfigKey"], list[str]]]
+SettingsOf = Callable[[TrainingCluster], tuple[Settings, list[ConfigKey], list[str]]]
 
 
-def make_target(provider: str, settings: Settings, modules: list[str]) -> Target:
+def make_target(provider: str, settings: SettingsOf, modules: list[str]) -> Target:
     """The Target for one provider: applies to its TrainingClusters, renders pulumi/."""
 
     def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
@@ -116,83 +111,126 @@ def host_address(subnet: str, index: int) -> str:
     return str(net.network_address + index)
 
 
-def base_settings(cluster: TrainingCluster) -> dict[str, Any]:
+def cluster_tags(cluster: TrainingCluster) -> dict[str, str]:
+    """Tags on every resource: the cluster name, the blueprint's labels and owner, sorted."""
+    view = training_view(cluster)
+    tags = {"archform-cluster": cluster.name, **view.labels}
+    if view.owner:
+        tags["owner"] = view.owner
+    return dict(sorted(tags.items()))
+
+
+def base_settings(cluster: TrainingCluster) -> Settings:
     """Values every provider's settings.py carries (names from the shared training view)."""
     view = training_view(cluster)
-    tags = {"archform-cluster": cluster.name, **view["labels"]}
-    if view["owner"]:
-        tags["owner"] = view["owner"]
     return {
-        "CLUSTER": view["name"],
-        "REGION": view["region"],
-        "TAGS": dict(sorted(tags.items())),
-        "SSH_CIDRS": sorted(view["ssh_cidrs"]),
-        "CONTROLLER": view["controller"],
-        "LOGIN": view["login"],
+        "CLUSTER": view.name,
+        "REGION": view.region,
+        "TAGS": cluster_tags(cluster),
+        "SSH_CIDRS": sorted(view.ssh_cidrs),
+        "CONTROLLER": view.controller,
+        "LOGIN": view.login,
     }
 
 
-def lustre_entries(cluster: TrainingCluster) -> list[Any]:
+def lustre_entries(cluster: TrainingCluster) -> list[Storage]:
     """Storage entries of kind lustre, in blueprint order."""
     return [s for s in cluster.storage if s.kind == "lustre"]
 
 
-def nfs_entries(cluster: TrainingCluster) -> list[Any]:
+def nfs_entries(cluster: TrainingCluster) -> list[Storage]:
     """Storage entries of kind nfs, in blueprint order."""
     return [s for s in cluster.storage if s.kind == "nfs"]
 
 
-def _settings_py(settings: dict[str, Any]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class SettingRow:
+    """One `NAME = value` line of settings.py."""
+
+    key: str
+    value: Json
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """A provider config key the README tells the user to set (value None: user supplies it)."""
+
+    key: str
+    value: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectContext:
+    """What every template of a training Pulumi project receives."""
+
+    provider: str
+    project: str
+    cluster: str
+    description: str
+    settings: list[SettingRow]
+    config: list[ConfigKey]
+    pulumi_version: str
+    sdk_package: str
+    sdk_version: str
+    modules: list[str]
+    notes: list[str]
+    provider_config: list[ProviderConfig]
+
+
+def _settings_py(settings: Settings) -> list[SettingRow]:
     """Settings as (name, value) rows for settings.py; names are code-chosen identifiers."""
     rows = []
     for key, value in settings.items():
         if not key.isupper() or not key.replace("_", "").isalnum():
             raise ValueError(f"settings key {key!r} must be an UPPER_CASE identifier")
-        rows.append({"key": key, "value": value})
+        rows.append(SettingRow(key, plain(value)))
     return rows
 
 
-def _provider_config(provider: str, settings: dict[str, Any]) -> list[dict[str, str | None]]:
+def _provider_config(provider: str, settings: Settings) -> list[ProviderConfig]:
     """Provider config keys the README tells the user to set (value None: user supplies it)."""
+    region = str(settings["REGION"])
     if provider == "aws":
-        return [{"key": "aws:region", "value": settings["REGION"]}]
+        return [ProviderConfig("aws:region", region)]
     if provider == "gcp":
         return [
-            {"key": "gcp:project", "value": None},
-            {"key": "gcp:region", "value": settings["REGION"]},
-            {"key": "gcp:zone", "value": settings["ZONE"]},
+            ProviderConfig("gcp:project", None),
+            ProviderConfig("gcp:region", region),
+            ProviderConfig("gcp:zone", str(settings["ZONE"])),
         ]
-    return [{"key": "azure-native:location", "value": settings["REGION"]}]
+    return [ProviderConfig("azure-native:location", region)]
 
 
 def project_files(
     provider: str,
     cluster: TrainingCluster,
-    settings: dict[str, Any],
+    settings: Settings,
     config: list[ConfigKey],
     modules: list[str],
     notes: list[str],
 ) -> list[GeneratedFile]:
     """Render a whole project: Pulumi.yaml, settings.py, program modules, requirements, README."""
-    package, version = SDK_PINS[provider]
+    sdk = cloud(provider).pulumi_sdk
+    assert sdk is not None, f"{provider} has no Pulumi SDK"
+    package, version = sdk
     settings = {
         **settings,
         "CONFIG_DEFAULTS": {c.name: c.default for c in config if c.default is not None},
     }
-    context: dict[str, Any] = {
-        "provider": provider,
-        "project": f"{cluster.name}-{provider}",
-        "cluster": cluster.name,
-        "description": cluster.description or f"archform training cluster {cluster.name}",
-        "settings": _settings_py(settings),
-        "config": [c.as_dict() for c in config],
-        "pulumi_version": PULUMI_VERSION,
-        "sdk_package": package,
-        "sdk_version": version,
-        "modules": modules,
-        "notes": notes,
-        "provider_config": _provider_config(provider, settings),
-    }
+    context = ProjectContext(
+        provider=provider,
+        project=f"{cluster.name}-{provider}",
+        cluster=cluster.name,
+        description=cluster.description or f"archform training cluster {cluster.name}",
+        settings=_settings_py(settings),
+        config=list(config),
+        pulumi_version=PULUMI_VERSION,
+        sdk_package=package,
+        sdk_version=version,
+        modules=modules,
+        notes=notes,
+        provider_config=_provider_config(provider, settings),
+    )
     files = [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),
         GeneratedFile.text(

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from archform.render.env import render
 from archform.render.target import Target
+from archform.render.targets.common.clouds import cloud
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.buildable import REGISTRY_PROVIDERS
@@ -71,39 +73,64 @@ def service_account_id(document: str, suffix: str) -> str:
     return f"{document[:keep].rstrip('-')}-{digest}-{suffix}"
 
 
-def registry_view(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
-    """The plain view-model of the registry program (names derived from the documents)."""
+@dataclass(frozen=True, slots=True)
+class RegistryView:
+    """The view-model of the registry program (names derived from the documents)."""
+
+    platform: str
+    provider: str
+    region: str
+    bucket: str
+    model: str
+    model_prefix: str
+    training: str
+    inference: str
+    writer_name: str
+    reader_name: str
+    training_role_pattern: str
+    fleet_namespace: str
+    fleet_service_account: str
+    noncurrent_days: int
+    abort_multipart_days: int
+    writer_account_id: str
+    reader_account_id: str
+    tags: dict[str, str]
+    labels: dict[str, str]
+
+
+def registry_view(platform: Platform, fleet: InferenceFleet) -> RegistryView:
+    """The view-model of the registry program (names derived from the documents)."""
     model = fleet.model.name
-    return {
-        "platform": platform.name,
-        "provider": platform.registry.provider,
-        "region": platform.registry.region,
-        "bucket": platform.registry.bucket,
-        "model": model,
-        "model_prefix": f"{model}/",
-        "training": platform.training,
-        "inference": platform.inference,
-        "writer_name": f"{platform.training}-registry-writer",
-        "reader_name": f"{platform.inference}-registry-reader",
+    return RegistryView(
+        platform=platform.name,
+        provider=platform.registry.provider,
+        region=platform.registry.region,
+        bucket=platform.registry.bucket,
+        model=model,
+        model_prefix=f"{model}/",
+        training=platform.training,
+        inference=platform.inference,
+        writer_name=f"{platform.training}-registry-writer",
+        reader_name=f"{platform.inference}-registry-reader",
         # pulumi auto-names the training node role "<cluster>-node-<suffix>"
-        "training_role_pattern": f"{platform.training}-node-*",
-        "fleet_namespace": fleet.name,
-        "fleet_service_account": FLEET_SERVICE_ACCOUNT,
-        "noncurrent_days": NONCURRENT_DAYS,
-        "abort_multipart_days": ABORT_MULTIPART_DAYS,
-        "writer_account_id": service_account_id(platform.training, "reg-writer"),
-        "reader_account_id": service_account_id(platform.inference, "reg-reader"),
-        "tags": {
-            "archform:platform": platform.name,
-            "archform:role": "model-registry",
-        },
+        training_role_pattern=f"{platform.training}-node-*",
+        fleet_namespace=fleet.name,
+        fleet_service_account=FLEET_SERVICE_ACCOUNT,
+        noncurrent_days=NONCURRENT_DAYS,
+        abort_multipart_days=ABORT_MULTIPART_DAYS,
+        writer_account_id=service_account_id(platform.training, "reg-writer"),
+        reader_account_id=service_account_id(platform.inference, "reg-reader"),
+        tags={"archform:platform": platform.name, "archform:role": "model-registry"},
         # GCP label keys allow no ':'
-        "labels": {"archform-platform": platform.name, "archform-role": "model-registry"},
-    }
+        labels={"archform-platform": platform.name, "archform-role": "model-registry"},
+    )
 
 
 def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
-    """The JSON config `archform promote` reads; paths are relative to the config file."""
+    """The JSON config `archform promote` reads; paths are relative to the config file.
+
+    A JSON document (written with sorted keys), not a view: it stays a dict.
+    """
     return {
         "schema": "archform.promote/v2",
         "platform": platform.name,
@@ -127,8 +154,7 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
     """Every file of a Platform's registry and promotion step."""
     provider = platform.registry.provider
     assert provider in SUPPORTED, "checked by spec.buildable"
-    scheme = {"aws": "s3", "gcp": "gs"}[provider]
-    registry = f"{scheme}://{platform.registry.bucket}/{fleet.model.name}/"
+    registry = cloud(provider).object_url(platform.registry.bucket, f"{fleet.model.name}/")
     assert split_source(fleet.model.source)[0] == registry, "checked by spec.loader"
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)

@@ -8,14 +8,19 @@ files are rendered here, at generate time, for the blueprint's Slurm version.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, replace
 
 from archform.bundled import templates_dir
 from archform.render.env import render
 from archform.render.hostlist import compress
 from archform.render.target import Target
-from archform.render.targets import ansible_roles, nccl, node_image, slurm_conf
-from archform.render.view import training_view
+from archform.render.targets.ansible import nccl, slurm_conf
+from archform.render.targets.ansible import roles as ansible_roles
+from archform.render.targets.ansible.nccl import ProfileSource
+from archform.render.targets.ansible.roles import GroupVars, Inventory
+from archform.render.targets.ansible.slurm_conf import ConfValue, SlurmContext
+from archform.render.targets.common import node_image
+from archform.render.targets.common.training_view import TrainingView, training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.training import TrainingCluster
@@ -46,7 +51,7 @@ def _ansible_range(names: list[str]) -> str | None:
     return f"{prefix}[{body.replace('-', ':')}]"
 
 
-def _group_vars(cluster: TrainingCluster, view: dict[str, Any]) -> list[tuple[str, Any]]:
+def _group_vars(cluster: TrainingCluster, view: TrainingView) -> GroupVars:
     out = ansible_roles.group_vars(view)
     image = node_image.cluster_image(cluster)
     if image.local_nvme:
@@ -57,46 +62,78 @@ def _group_vars(cluster: TrainingCluster, view: dict[str, Any]) -> list[tuple[st
     return out + node_image.image_group_vars(cluster)
 
 
-def context(cluster: TrainingCluster) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class StorageNames:
+    """Names of the file systems the dynamic inventory reads from the Pulumi outputs."""
+
+    lustre: list[str]
+    nfs: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class AnsibleContext:
+    """The view-model every Ansible template receives."""
+
+    view: TrainingView
+    roles: list[str]
+    group_vars: GroupVars
+    inventory: Inventory
+    cloud: bool
+    slurm: SlurmContext
+    nccl_conf: list[tuple[str, ConfValue]]
+    nccl_exports: list[tuple[str, ConfValue]]
+    nccl_sources: list[ProfileSource]
+    nccl_container_mounts: list[str]
+    enroot_local_path: str
+    storage_names: StorageNames
+
+
+def context(cluster: TrainingCluster) -> AnsibleContext:
     """The view-model every Ansible template receives."""
     view = training_view(cluster)
     inventory = ansible_roles.inventory_groups(view)
-    group_vars = _group_vars(cluster, view)
-    for group in inventory["compute"].values():
-        known = any(a is not None for a in group["addresses"])
-        group["range"] = None if known else _ansible_range(group["names"])
-    return {
-        "view": view,
-        "roles": ansible_roles.roles_for(view),
-        "group_vars": group_vars,
-        "inventory": inventory,
-        "cloud": view["provider"] != "onprem",
-        "slurm": slurm_conf.slurm_context(view),
-        "nccl_conf": nccl.nccl_conf(view),
-        "nccl_exports": nccl.profile_exports(view),
-        "nccl_sources": nccl.profile_sources(view),
-        "nccl_container_mounts": nccl.container_mounts(view),
-        "enroot_local_path": dict(group_vars)["enroot_local_path"],
-        "storage_names": {
-            "lustre": [s["name"] for s in view["storage"] if s["kind"] == "lustre"],
-            "nfs": [s["name"] for s in view["storage"] if s["kind"] == "nfs"],
-        },
+    compute = {
+        name: replace(
+            hosts,
+            range=None
+            if any(a is not None for a in hosts.addresses)
+            else _ansible_range(hosts.names),
+        )
+        for name, hosts in inventory.compute.items()
     }
+    group_vars = _group_vars(cluster, view)
+    return AnsibleContext(
+        view=view,
+        roles=ansible_roles.roles_for(view),
+        group_vars=group_vars,
+        inventory=replace(inventory, compute=compute),
+        cloud=view.provider != "onprem",
+        slurm=slurm_conf.slurm_context(view),
+        nccl_conf=nccl.nccl_conf(view),
+        nccl_exports=nccl.profile_exports(view),
+        nccl_sources=nccl.profile_sources(view),
+        nccl_container_mounts=nccl.container_mounts(view),
+        enroot_local_path=str(dict(group_vars)["enroot_local_path"]),
+        storage_names=StorageNames(
+            lustre=[s.name for s in view.storage if s.kind == "lustre"],
+            nfs=[s.name for s in view.storage if s.kind == "nfs"],
+        ),
+    )
 
 
-def _wanted(rel: str, ctx: dict[str, Any]) -> bool:
+def _wanted(rel: str, ctx: AnsibleContext) -> bool:
     parts = rel.split("/")
-    if parts[0] == "roles" and parts[1] not in ctx["roles"]:
+    if parts[0] == "roles" and parts[1] not in ctx.roles:
         return False
     if rel in FABRIC_ONLY:
-        return bool(ctx["view"]["fabric"]["kind"] == FABRIC_ONLY[rel])
-    slurm = ctx["slurm"]
+        return bool(ctx.view.fabric.kind == FABRIC_ONLY[rel])
+    slurm = ctx.slurm
     conditions = {
-        "inventory/hosts.yml": not ctx["cloud"],
-        "inventory/archform_inventory.py": ctx["cloud"],
-        "roles/slurm/files/topology.conf": bool(slurm["topology_lines"]),
-        "roles/slurm/files/gres.conf": bool(slurm["gres_lines"]),
-        "roles/slurm/files/plugstack.conf": ctx["view"]["scheduler"]["containers"] == "pyxis",
+        "inventory/hosts.yml": not ctx.cloud,
+        "inventory/archform_inventory.py": ctx.cloud,
+        "roles/slurm/files/topology.conf": bool(slurm.topology_lines),
+        "roles/slurm/files/gres.conf": bool(slurm.gres_lines),
+        "roles/slurm/files/plugstack.conf": ctx.view.scheduler.containers == "pyxis",
     }
     return bool(conditions.get(rel, True))
 

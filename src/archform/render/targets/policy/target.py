@@ -9,13 +9,14 @@ resource graph of the program next to it.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from archform.render.env import render
 from archform.render.target import Target
-from archform.render.targets.fleet import SDK_PINS, fleet_data
-from archform.render.targets.k8s_objects import fleet_objects
-from archform.render.targets.platform import FLEET_SERVICE_ACCOUNT, SUPPORTED
+from archform.render.targets.fleet.records import FleetView
+from archform.render.targets.fleet.target import SDK_PINS, fleet_data
+from archform.render.targets.kubernetes.objects import fleet_objects
+from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.models.inference import InferenceFleet
@@ -29,7 +30,7 @@ PINS = {"pulumi-policy": "1.21.0", "pulumi": SDK_PINS["pulumi"]}
 IMAGE_ALLOWANCE_GIB = 30
 
 
-def _serving_account(view: dict[str, Any]) -> str:
+def _serving_account(view: FleetView) -> str:
     """The service account the generated Deployments run as."""
     for objects in fleet_objects(view).values():
         for obj in objects:
@@ -38,43 +39,74 @@ def _serving_account(view: dict[str, Any]) -> str:
     return "default"
 
 
-def fleet_expect(fleet: InferenceFleet) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ServingAccount:
+    """Where the Deployments run: namespace and service account."""
+
+    namespace: str
+    service_account: str
+
+
+@dataclass(frozen=True, slots=True)
+class WeightsAccess:
+    """The bucket a region reads weights from, and the replica bucket it writes (if any)."""
+
+    bucket: str
+    replica: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyExpect:
+    """What a program must hold (the pack's EXPECT literal, in this field order)."""
+
+    program: str
+    kind: str
+    provider: str
+    k8s_version: str
+    deployer_cidrs: list[str]
+    serving: ServingAccount
+    weights: dict[str, WeightsAccess]
+    gpus_per_node: int
+    image_gib: int
+
+
+def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
     """What the fleet program must hold, from the blueprint."""
     view = fleet_data(fleet)
-    return {
-        "program": fleet.name,
-        "kind": "fleet",
-        "provider": view["provider"],
-        "k8s_version": view["k8s_version"],
-        "deployer_cidrs": list(fleet.kubernetes.api_access_cidrs),
-        "serving": {"namespace": fleet.name, "service_account": _serving_account(view)},
-        "weights": {
-            r["name"].lower(): {"bucket": r["weights_bucket"], "replica": r["replica_bucket"]}
-            for r in view["regions"]
+    return PolicyExpect(
+        program=fleet.name,
+        kind="fleet",
+        provider=view.provider,
+        k8s_version=view.k8s_version,
+        deployer_cidrs=list(fleet.kubernetes.api_access_cidrs),
+        serving=ServingAccount(namespace=fleet.name, service_account=_serving_account(view)),
+        weights={
+            r.name.lower(): WeightsAccess(bucket=r.weights_bucket, replica=r.replica_bucket)
+            for r in view.regions
         },
-        "gpus_per_node": view["gpus_per_node"],
-        "image_gib": IMAGE_ALLOWANCE_GIB,
-    }
+        gpus_per_node=view.gpus_per_node,
+        image_gib=IMAGE_ALLOWANCE_GIB,
+    )
 
 
-def registry_expect(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
+def registry_expect(platform: Platform, fleet: InferenceFleet) -> PolicyExpect:
     """What the Platform's registry program must hold."""
-    return {
-        "program": f"{platform.name}-registry",
-        "kind": "registry",
-        "provider": platform.registry.provider,
-        "k8s_version": fleet.kubernetes.version,
-        "deployer_cidrs": list(fleet.kubernetes.api_access_cidrs),
-        "serving": {"namespace": fleet.name, "service_account": FLEET_SERVICE_ACCOUNT},
-        "weights": {"*": {"bucket": platform.registry.bucket, "replica": None}},
-        "gpus_per_node": 0,
-        "image_gib": IMAGE_ALLOWANCE_GIB,
-    }
+    return PolicyExpect(
+        program=f"{platform.name}-registry",
+        kind="registry",
+        provider=platform.registry.provider,
+        k8s_version=fleet.kubernetes.version,
+        deployer_cidrs=list(fleet.kubernetes.api_access_cidrs),
+        serving=ServingAccount(namespace=fleet.name, service_account=FLEET_SERVICE_ACCOUNT),
+        weights={"*": WeightsAccess(bucket=platform.registry.bucket, replica=None)},
+        gpus_per_node=0,
+        image_gib=IMAGE_ALLOWANCE_GIB,
+    )
 
 
-def pack_files(expect: dict[str, Any]) -> list[GeneratedFile]:
+def pack_files(expect: PolicyExpect) -> list[GeneratedFile]:
     """The pack's files for one program."""
-    ctx = {"expect": expect, "pack_name": f"{expect['program']}-invariants", "pins": PINS}
+    ctx = {"expect": expect, "pack_name": f"{expect.program}-invariants", "pins": PINS}
     names = ("PulumiPolicy.yaml", "__main__.py", "policies.py", "requirements.txt", "README.md")
     return [GeneratedFile.text(f"{PACK}/{n}", render(f"policy/{n}.j2", ctx)) for n in names]
 

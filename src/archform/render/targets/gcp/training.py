@@ -9,13 +9,15 @@ system VPC + 8 GPU VPCs with MTU 8244; a3-ultragpu-8g / a4-highgpu-8g (RoCE): 2 
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
 
-from archform.render.targets.node_image import cluster_image, image_reference
-from archform.render.targets.pulumi_common import (
+from archform.render.targets.common.node_image import cluster_image, image_reference
+from archform.render.targets.common.pulumi import (
     ConfigKey,
+    Settings,
     base_settings,
     carve,
+    cluster_tags,
     host_address,
     lustre_entries,
     make_target,
@@ -23,7 +25,7 @@ from archform.render.targets.pulumi_common import (
     round_up,
     zone_of,
 )
-from archform.render.view import training_view
+from archform.render.targets.common.training_view import training_view
 from archform.spec.buildable import gpu_network
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import TrainingCluster
@@ -34,14 +36,59 @@ MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
 DEFAULT_BOOT_DISK = "pd-balanced"
 
 
-def gpu_networks(machine_type: str) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class GpuNetworks:
+    """Extra VPCs of a machine type: gVNIC GPU subnets, RDMA subnets, their MTU."""
+
+    gvnic: list[str]
+    rdma: list[str]
+    mtu: int
+
+
+@dataclass(frozen=True, slots=True)
+class GcpGroup:
+    """One node group's instances (settings.py GROUPS entry)."""
+
+    name: str
+    machine_type: str
+    hostnames: list[str]
+    addresses: list[str]
+    purchase: str
+    reservation: str | None
+    networks: GpuNetworks
+    boot_disk_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class ManagedLustre:
+    """One Managed Lustre instance (settings.py LUSTRE entry)."""
+
+    name: str
+    filesystem: str
+    per_unit_storage_throughput: int
+    capacity_gib: int
+    source: str | None
+    mount: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FilestoreShare:
+    """One Filestore instance (settings.py NFS entry)."""
+
+    name: str
+    share: str
+    capacity_gib: int
+    mount: str | None
+
+
+def gpu_networks(machine_type: str) -> GpuNetworks:
     """Extra VPCs a machine type needs: gVNIC GPU VPCs, RDMA subnets, MTU (catalog facts)."""
     mtu, gvnic, rdma = gpu_network(load_catalog(), machine_type)
-    return {
-        "gvnic": [f"172.16.{i * 16}.0/20" for i in range(gvnic)],
-        "rdma": [f"172.17.{i * 16}.0/20" for i in range(rdma)],
-        "mtu": mtu,
-    }
+    return GpuNetworks(
+        gvnic=[f"172.16.{i * 16}.0/20" for i in range(gvnic)],
+        rdma=[f"172.17.{i * 16}.0/20" for i in range(rdma)],
+        mtu=mtu,
+    )
 
 
 def gcp_label(text: str) -> str:
@@ -54,7 +101,7 @@ def _fs_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name)[:8] or "lustre"
 
 
-def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
+def _lustre(cluster: TrainingCluster) -> list[ManagedLustre]:
     managed = load_catalog().lustre["gcp"]
     out = []
     for s in lustre_entries(cluster):
@@ -62,72 +109,66 @@ def _lustre(cluster: TrainingCluster) -> list[dict[str, Any]]:
         rule = managed.tier(tier)
         assert rule is not None, "checked by spec.buildable"
         out.append(
-            {
-                "name": s.name,
-                "filesystem": _fs_name(s.name),
-                "per_unit_storage_throughput": tier,
-                "capacity_gib": round_up(s.size_tib * 1024, rule.step_gib),
-                "source": s.source,
-                "mount": s.mount,
-            }
+            ManagedLustre(
+                name=s.name,
+                filesystem=_fs_name(s.name),
+                per_unit_storage_throughput=tier,
+                capacity_gib=round_up(s.size_tib * 1024, rule.step_gib),
+                source=s.source,
+                mount=s.mount,
+            )
         )
     return out
 
 
-def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey], list[str]]:
+def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
     net = cluster.placement.network
     catalog = load_catalog()
     system_cidr, psa_cidr = carve(net.cidr, 2)
-    groups = []
+    groups: list[GcpGroup] = []
     index = 32  # static addresses: controller .10, login .11-.26, compute from .32
-    for group, gv in zip(cluster.compute.groups, view["groups"], strict=True):
+    for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
         assert group.instance_type is not None, "checked by spec.buildable"
         info = catalog.instance(group.instance_type)
         addresses = [host_address(system_cidr, index + i) for i in range(group.nodes)]
         index += group.nodes
         groups.append(
-            {
-                "name": group.name,
-                "machine_type": group.instance_type,
-                "hostnames": gv["hostnames"],
-                "addresses": addresses,
-                "purchase": group.purchase,
-                "reservation": group.capacity_reservation_id,
-                "networks": gpu_networks(group.instance_type),
-                "boot_disk_type": (info.boot_disk_type if info else None) or DEFAULT_BOOT_DISK,
-            }
+            GcpGroup(
+                name=group.name,
+                machine_type=group.instance_type,
+                hostnames=gv.hostnames,
+                addresses=addresses,
+                purchase=group.purchase,
+                reservation=group.capacity_reservation_id,
+                networks=gpu_networks(group.instance_type),
+                boot_disk_type=(info.boot_disk_type if info else None) or DEFAULT_BOOT_DISK,
+            )
         )
-    layouts = {
-        (g["networks"]["mtu"], len(g["networks"]["gvnic"]), len(g["networks"]["rdma"]))
-        for g in groups
-    }
+    layouts = {(g.networks.mtu, len(g.networks.gvnic), len(g.networks.rdma)) for g in groups}
     assert len(layouts) == 1, "checked by spec.buildable"
-    nfs = []
-    for s in nfs_entries(cluster):
-        nfs.append(
-            {
-                "name": s.name,
-                "share": re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
-                "capacity_gib": max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.size_tib * 1024, 1)),
-                "mount": s.mount,
-            }
+    nfs = [
+        FilestoreShare(
+            name=s.name,
+            share=re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
+            capacity_gib=max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.size_tib * 1024, 1)),
+            mount=s.mount,
         )
+        for s in nfs_entries(cluster)
+    ]
     values = base_settings(cluster)
     values.update(
         {
             "ZONE": zone_of(cluster, f"{cluster.placement.primary_region}-a"),
-            "LABELS": {gcp_label(k): gcp_label(v) for k, v in values["TAGS"].items()},
+            "LABELS": {gcp_label(k): gcp_label(v) for k, v in cluster_tags(cluster).items()},
             "SYSTEM_CIDR": system_cidr,
             "PSA_CIDR": psa_cidr,
             "COLLOCATED": cluster.placement.colocation == "cluster",
             "HEAD_MACHINE_TYPE": cluster.scheduler.controller_instance_type or HEAD_MACHINE_TYPE,
             "CONTROLLER_ADDRESS": host_address(system_cidr, 10),
-            "LOGIN_ADDRESSES": [
-                host_address(system_cidr, 11 + i) for i in range(len(view["login"]))
-            ],
-            "GPU_NETWORKS": groups[0]["networks"],
+            "LOGIN_ADDRESSES": [host_address(system_cidr, 11 + i) for i in range(len(view.login))],
+            "GPU_NETWORKS": groups[0].networks,
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
             "NFS": nfs,
@@ -146,13 +187,13 @@ def settings(cluster: TrainingCluster) -> tuple[dict[str, Any], list[ConfigKey],
         ),
     ]
     for g in groups:
-        if g["purchase"] == "reserved":
+        if g.purchase == "reserved":
             config.append(
                 ConfigKey(
-                    f"{g['name']}Reservation",
+                    f"{g.name}Reservation",
                     "Compute Engine reservation of the node group in the key's name "
                     "(empty: any matching reservation)",
-                    g["reservation"] or "",
+                    g.reservation or "",
                 )
             )
     notes = [

@@ -22,12 +22,9 @@ from __future__ import annotations
 from shlex import quote as q
 from typing import Any
 
-# In-region weight copy: the cloud's own CLI, pinned [image tags unverified offline].
-FETCH_IMAGES = {
-    "aws": "public.ecr.aws/aws-cli/aws-cli:2.22.35",
-    "gcp": "gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
-    "azure": "mcr.microsoft.com/azure-cli:2.67.0",
-}
+from archform.render.targets.common.clouds import cloud
+from archform.render.targets.fleet.records import FleetView, RegionView
+
 SUMS = "SHA256SUMS"
 MANIFEST = "manifest.json"
 READER_SA = "model-reader"
@@ -54,6 +51,13 @@ _CHECK = (
     "  fi\n"
     "}\n"
 )
+
+
+def fetch_image(provider: str) -> str:
+    """In-region weight copy: the cloud's own CLI image, pinned (targets/<cloud>/facts.py)."""
+    image = cloud(provider).cli_image
+    assert image is not None, "fleets run on clouds"
+    return image
 
 
 def _azure_parts(uri: str) -> tuple[str, str, str]:
@@ -154,37 +158,37 @@ def stage_script(provider: str, source: str, dest: str, regions: tuple[str, str]
     return script + 'echo "staged $ARCHFORM_MODEL_VERSION ($sum)"\n'
 
 
-def release_env(v: dict[str, Any], region: dict[str, Any]) -> list[dict[str, str]]:
+def release_env(v: FleetView, region: RegionView) -> list[dict[str, str]]:
     """The served release as env vars (a new version changes the pod template: a rollout)."""
-    rel = v["release"]
+    rel = v.release
     return [
-        {"name": ENV_VERSION, "value": rel["version"]},
-        {"name": ENV_SOURCE, "value": rel["source"]},
-        {"name": ENV_URI, "value": region["weights_uri"]},
-        {"name": ENV_CHECKSUM, "value": rel["checksum"]},
+        {"name": ENV_VERSION, "value": rel.version},
+        {"name": ENV_SOURCE, "value": rel.source},
+        {"name": ENV_URI, "value": region.weights_uri},
+        {"name": ENV_CHECKSUM, "value": rel.checksum},
     ]
 
 
-def release_annotations(v: dict[str, Any]) -> dict[str, str]:
+def release_annotations(v: FleetView) -> dict[str, str]:
     """Pod-template annotations naming the served release."""
-    rel = v["release"]
-    out = {ANN_VERSION: rel["version"]}
-    if rel["checksum"]:
-        out[ANN_CHECKSUM] = rel["checksum"]
+    rel = v.release
+    out = {ANN_VERSION: rel.version}
+    if rel.checksum:
+        out[ANN_CHECKSUM] = rel.checksum
     return out
 
 
-def stage_job_name(v: dict[str, Any]) -> str:
+def stage_job_name(v: FleetView) -> str:
     """`stage-<version slug>`: a new version is a new Job (a Job's template is immutable)."""
-    return f"stage-{v['release']['slug']}"
+    return f"stage-{v.release.slug}"
 
 
 def stage_job(
-    v: dict[str, Any], region: dict[str, Any], meta: dict[str, Any], pool_affinity: dict[str, Any]
+    v: FleetView, region: RegionView, meta: dict[str, Any], pool_affinity: dict[str, Any]
 ) -> dict[str, Any]:
     """The Job that stages the served version in this region before the Deployment rolls."""
-    provider = v["provider"]
-    scratch_gib = v["model"]["cache_gib"] if provider == "azure" else 1
+    provider = v.provider
+    scratch_gib = v.model.cache_gib if provider == "azure" else 1
     labels = dict(meta["labels"])
     labels["app.kubernetes.io/component"] = "model-stage"
     pod_labels = dict(labels)
@@ -192,9 +196,9 @@ def stage_job(
         pod_labels["azure.workload.identity/use"] = "true"
     script = stage_script(
         provider,
-        region["source_uri"],
-        region["weights_uri"],
-        (v["model"]["source_region"], region["name"]),
+        region.source_uri,
+        region.weights_uri,
+        (v.model.source_region, region.name),
     )
     return {
         "apiVersion": "batch/v1",
@@ -207,14 +211,14 @@ def stage_job(
             "template": {
                 "metadata": {"labels": pod_labels, "annotations": release_annotations(v)},
                 "spec": {
-                    "serviceAccountName": region["replicator_sa"],
+                    "serviceAccountName": region.replicator_sa,
                     "restartPolicy": "Never",
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
                     "affinity": pool_affinity,
                     "containers": [
                         {
                             "name": "stage",
-                            "image": FETCH_IMAGES[provider],
+                            "image": fetch_image(provider),
                             "imagePullPolicy": "IfNotPresent",
                             "command": ["/bin/sh", "-ec", script],
                             "env": release_env(v, region),
@@ -242,6 +246,6 @@ def stage_job(
     }
 
 
-def stage_deadline_seconds(v: dict[str, Any]) -> int:
+def stage_deadline_seconds(v: FleetView) -> int:
     """Time the stage Job may take: 60 s per 10 GiB of weights (~170 MB/s) plus 10 min."""
-    return int(600 + 6 * v["model"]["weights_gib"])
+    return int(600 + 6 * v.model.weights_gib)

@@ -1,0 +1,20 @@
+"""Azure facts read by the cloud-neutral targets."""
+
+from archform.render.targets.common.clouds import CloudFacts
+
+FACTS = CloudFacts(
+    name="azure",
+    pulumi_sdk=("pulumi-azure-native", "3.29.0"),
+    system_pool_instance="Standard_D8s_v5",
+    # [image tag unverified offline]
+    cli_image="mcr.microsoft.com/azure-cli:2.67.0",
+    nfs_mount_options="nfsvers=4.1,hard,timeo=600,retrans=2,_netdev",
+    local_nvme_path="/mnt/nvme",
+    # AMLFS: the DKMS client the Azure HPC image build installs (install_lustre_client.sh,
+    # versions.json lustre 2.15.8-35-gdf4872c); built against the running kernel by DKMS.
+    lustre_packages=(
+        "lustre-client-2.15.8-35-gdf4872c",
+        "amlfs-lustre-client-dkms-2.15.8-35-gdf4872c",
+    ),
+    object_uri="https://{bucket}.blob.core.windows.net/{path}",
+)

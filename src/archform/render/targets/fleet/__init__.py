@@ -1,0 +1,1 @@
+"""Target `fleet`: an InferenceFleet as a Pulumi project, manifests and a smoke playbook."""

@@ -1,0 +1,183 @@
+"""The typed records of the inference-fleet view (built by fleet.view, read by every fleet output).
+
+Field order is the key order of the FLEET literal embedded in the generated program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class RegionView:
+    """One region of the fleet: its cluster, identities and where its pods read weights."""
+
+    name: str
+    index: int
+    key: str
+    reader_sa: str
+    replicator_sa: str
+    cluster: str
+    vpc_cidr: str
+    weights_uri: str
+    weights_bucket: str
+    replica_bucket: str | None
+    source_uri: str
+    source_bucket: str
+    weights_base_prefix: str
+    source_base_prefix: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseView:
+    """The served release (release.json, else the blueprint's version)."""
+
+    model: str
+    version: str
+    source: str
+    checksum: str  # empty when not known
+    source_run: str
+    slug: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelView:
+    """The served model and its weights' size."""
+
+    name: str
+    source: str
+    source_region: str
+    max_context: int
+    weights_gib: float
+    cache_gib: int
+
+
+@dataclass(frozen=True, slots=True)
+class DiskView:
+    """Node and pod disk budget."""
+
+    pod_ephemeral_gib: int
+    pods_per_node: int
+    gpu_node_gib: int
+    system_node_gib: int
+    image_budget_gib: int
+    usable: float
+    gp3_throughput: int
+    gp3_iops: int
+
+
+@dataclass(frozen=True, slots=True)
+class ServerView:
+    """The inference server container."""
+
+    kind: str
+    image: str
+    tp: int
+    port: int
+    load_time_seconds: int
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPoolView:
+    """One GPU node pool per region (on-demand floor, or the spot/on-demand pool)."""
+
+    name: str
+    spot: bool
+    min: int
+    max: int
+    gpus: int
+
+
+@dataclass(frozen=True, slots=True)
+class SystemPoolView:
+    """The system node pool (add-ons, stage jobs)."""
+
+    instance: str
+    nodes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaBounds:
+    """Serving replicas per region."""
+
+    min: int
+    max: int
+
+
+@dataclass(frozen=True, slots=True)
+class AutoscalingView:
+    """The KEDA scaling metric and its per-replica target."""
+
+    metric: str
+    target: float
+
+
+@dataclass(frozen=True, slots=True)
+class ServingView:
+    """Server concurrency, KEDA fallback and drain/timeout budgets."""
+
+    max_num_seqs: int
+    fallback_replicas: int
+    drain_s: int
+    request_timeout_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class FleetView:
+    """Everything the fleet templates need (embedded in the program as the FLEET literal)."""
+
+    name: str
+    provider: str
+    k8s_version: str
+    validate_version: str
+    api_cidrs: list[str]
+    api_private: bool
+    api_public_cidrs: list[str]
+    regions: list[RegionView]
+    release: ReleaseView
+    global_lb: bool
+    model: ModelView
+    disk: DiskView
+    server: ServerView
+    gpu_pools: list[GpuPoolView]
+    gpu_instance: str
+    gpu_model: str
+    gpus_per_node: int
+    accelerator: str | None
+    pod_cpu: int
+    pod_memory_gib: int
+    system_pool: SystemPoolView
+    replicas: ReplicaBounds
+    autoscaling: AutoscalingView
+    spot: bool
+    serving: ServingView
+
+
+@dataclass(frozen=True, slots=True)
+class FleetData(FleetView):
+    """The fleet view plus per-server paths and derived names, as embedded in the program."""
+
+    ready_path: str
+    live_path: str
+    dns_label: str
+    gateway_address: str
+    p99_target_ms: int
+    stage_timeout_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class RegionObjects:
+    """The Kubernetes objects of one region, in creation order (manifests are JSON objects)."""
+
+    name: str
+    objects: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class FleetContext:
+    """What every fleet template receives."""
+
+    fleet: FleetData
+    regions: list[RegionObjects]
+    p99_target_ms: int

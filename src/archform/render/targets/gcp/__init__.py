@@ -1,0 +1,1 @@
+"""GCP: facts (facts.py) and the `pulumi-gcp` training target (GPUDirect, Lustre, Filestore)."""

@@ -1,0 +1,19 @@
+"""GCP facts read by the cloud-neutral targets."""
+
+from archform.render.targets.common.clouds import CloudFacts
+
+FACTS = CloudFacts(
+    name="gcp",
+    pulumi_sdk=("pulumi-gcp", "10.2.0"),
+    system_pool_instance="n2-standard-8",
+    # [image tag unverified offline]
+    cli_image="gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
+    # Filestore BASIC_HDD/BASIC_SSD (the tier archform creates) speak NFSv3 only; NFSv4.1 is
+    # for the zonal, regional and enterprise tiers
+    # (cloud.google.com/filestore/docs/mounting-fileshares; service-tiers).
+    nfs_mount_options="nfsvers=3,hard,timeo=600,retrans=2,_netdev",
+    local_nvme_path="/mnt/localssd",
+    # Managed Lustre: Cluster Toolkit managed-lustre module (install-managed-lustre-client.sh).
+    lustre_packages=("lustre-client-modules-{kernel}", "lustre-client-utils"),
+    object_uri="gs://{bucket}/{path}",
+)

@@ -1,0 +1,1 @@
+"""The Kubernetes objects of an InferenceFleet (cloud-neutral; embedded in its Pulumi program)."""

@@ -1,0 +1,1 @@
+"""Target `platform`: the model registry between the tiers and the promotion config."""

@@ -1,0 +1,1 @@
+"""Target `policy`: Pulumi CrossGuard policies checked against a fleet's program."""
