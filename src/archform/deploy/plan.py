@@ -41,6 +41,7 @@ class AnsibleProject:
     inventory: str
     hosts: tuple[str, ...]
     cloud: bool
+    slurm: bool = True  # the acceptance phase first checks that every Slurm node is up
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +135,9 @@ def build_plan(
         if has_ansible and isinstance(doc.model, TrainingCluster):
             cloud = doc.model.placement.provider != "onprem"
             inventory = "inventory/archform_inventory.py" if cloud else "inventory/hosts.yml"
+            slurm = doc.model.scheduler.kind == "slurm"
             ansible.append(
-                AnsibleProject(doc.name, ansible_dir, inventory, _hosts(doc.model), cloud)
+                AnsibleProject(doc.name, ansible_dir, inventory, _hosts(doc.model), cloud, slurm)
             )
     pulumi.sort(key=lambda p: (_ROLE_ORDER[p.role], docs.index(blueprints.by_name[p.document])))
     phases = ["generate"]

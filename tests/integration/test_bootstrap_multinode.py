@@ -1,0 +1,184 @@
+"""Real three-node bootstrap: a controller and two compute nodes, each a network namespace
+of this (root, Debian) machine, configured by `archform deploy` of the bundled on-prem smoke
+blueprint scaled to two compute nodes; Slurm and an MPI job then span both nodes, and the
+deploy's acceptance phase fails naming the node whose slurmd was stopped (its first step,
+archform.deploy.ready, asks every compute host's slurmd and the controller's sinfo).
+
+The nodes (tests/support/netns.py): `ip netns add` per node, a veth pair to the bridge
+afbr0 (10.213.0.0/24), sshd on each node's address with a throwaway key; Ansible reaches them
+over SSH like real machines (the generated inventory's `ansible_host`, the ssh connection).
+Each node has its own host name, /etc (an overlay), /run, /sys, cgroup namespace, PID
+namespace and Slurm/MUNGE state folders, so the generated roles run unchanged (the common
+role writes every node's /etc/hosts and host name, the munge role copies the controller's
+key, `slurmd -N` comes from the node's /etc/default/slurmd). The nodes share /usr: the
+packages are the machine's (.ci/run installs them), as nodes booted from one image share them;
+the nodes have no route off the bridge, so every package the roles ask for must be installed.
+Ansible becomes root with sudo, as on real nodes (Debian containers lack it: .ci/run adds it).
+
+The MPI job is mpi4py (Debian's python3-mpi4py on Open MPI 4.1) launched by
+`srun --mpi=pmix` through Slurm's PMIx plugin: an allreduce over TCP between the namespaces.
+
+Not reproducible without GPUs and fabric hardware, so not shown here: GPUDirect RDMA and
+nvidia-peermem, NVLink/NVSwitch and NVLS, NCCL and nccl-tests bandwidth (a CPU all-reduce
+over veth says nothing about bus bandwidth), DCGM diagnostics and health watches, InfiniBand
+/RoCE/EFA verbs and rail alignment, gres GPU binding, and Lustre over LNet. Those tasks are
+skipped by the hardware facts, as on any CPU node.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+import support
+from archform.deploy.phases import collections_path
+from support.netns import NetnsCluster
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
+
+SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
+CONTROLLER, COMPUTE = "af-ctl", ["af-cpu1", "af-cpu2"]
+TIMEOUT = 1500
+# What the generated roles install for this blueprint (munge, slurm and pmix tasks). The
+# nodes have no route off the bridge, so apt must find them installed (the image's packages).
+PACKAGES = ("munge", "slurmctld", "slurmd", "slurm-client", "libpmix2", "libpmix-dev", "sudo")
+MPI_PROGRAM = (
+    "from mpi4py import MPI; c = MPI.COMM_WORLD; "
+    "print(c.Get_rank(), c.Get_size(), MPI.Get_processor_name(), c.allreduce(c.Get_rank() + 1))"
+)
+
+
+def _installed(package: str) -> bool:
+    status = subprocess.run(
+        ["dpkg-query", "-W", "-f", "${Status}", package], capture_output=True, text=True
+    )
+    return status.stdout.endswith(" installed")
+
+
+def _skip_or_fail(reason: str) -> None:
+    if support.REQUIRE_TOOLS:
+        pytest.fail(f"ARCHFORM_REQUIRE_TOOLS=1 but {reason}")
+    pytest.skip(reason)
+
+
+def _require() -> dict[str, str]:
+    support.require_tool(
+        "ip", "nsenter", "unshare", "ssh", "ssh-keygen", "sudo", "ansible-playbook"
+    )
+    support.require_module("ansible_runner")
+    if os.geteuid() != 0:
+        _skip_or_fail("the multi-node bootstrap makes namespaces and starts daemons: run as root")
+    for daemon in ("/usr/sbin/sshd", "/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/sbin/munged"):
+        if not Path(daemon).exists():
+            _skip_or_fail(f"needs {daemon} (apt-get install openssh-server slurmctld slurmd munge)")
+    missing = [p for p in PACKAGES if not _installed(p)]
+    if missing:
+        _skip_or_fail(f"the nodes have no route out: install {' '.join(missing)} first (.ci/run)")
+    mpi = subprocess.run(
+        ["/usr/bin/python3", "-c", "import mpi4py"], capture_output=True, check=False
+    )
+    if mpi.returncode != 0:
+        _skip_or_fail("needs mpi4py for /usr/bin/python3 (apt-get install python3-mpi4py)")
+    probe = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        _skip_or_fail(f"`ip netns` does not work here: {probe.stderr.strip()}")
+    found = collections_path(support.ROOT)
+    if found is None:
+        _skip_or_fail("collections missing: run scripts/vendor-collections.sh")
+    return {"ARCHFORM_COLLECTIONS_PATH": str(found)}
+
+
+def _blueprint(cluster: NetnsCluster, path: Path) -> Path:
+    """The bundled smoke blueprint with two compute nodes reached over SSH at the nodes'
+    addresses (everything else as bundled)."""
+    yaml = YAML()
+    doc = yaml.load(SMOKE.read_text())
+    by_name = {n.name: n.address for n in cluster.nodes}
+    doc["compute"]["nodes"] = len(COMPUTE)
+    doc["hosts"]["connection"] = "ssh"
+    doc["hosts"]["controller"] = {"name": CONTROLLER, "address": by_name[CONTROLLER]}
+    doc["hosts"]["compute"] = [{"name": n, "address": by_name[n]} for n in COMPUTE]
+    with path.open("w") as handle:
+        yaml.dump(doc, handle)
+    return path
+
+
+@pytest.fixture
+def requirements() -> dict[str, str]:
+    return _require()
+
+
+@pytest.fixture
+def cluster(requirements: dict[str, str], tmp_path: Path) -> Iterator[NetnsCluster]:
+    nodes = NetnsCluster(tmp_path / "netns", [CONTROLLER, *COMPUTE])
+    try:
+        nodes.start()
+        yield nodes
+    finally:
+        nodes.stop()
+
+
+def _logs(cluster: NetnsCluster) -> str:
+    out = []
+    for node in cluster.nodes:
+        for log in sorted(node.state.glob("log-*/*.log")):
+            out.append(f"--- {node.name}: {log.name}\n" + log.read_text(errors="replace")[-1500:])
+    return "\n".join(out)
+
+
+def test_three_node_namespace_bootstrap(
+    requirements: dict[str, str], cluster: NetnsCluster, tmp_path: Path
+) -> None:
+    env = dict(requirements)
+    env["ANSIBLE_PRIVATE_KEY_FILE"] = str(cluster.key)
+    # This machine's root shell puts pyenv's shims first on PATH (/root/.bashrc), so Ansible's
+    # interpreter discovery would pick a pyenv Python without python3-apt; a Debian node's
+    # system Python is /usr/bin/python3.
+    env["ANSIBLE_PYTHON_INTERPRETER"] = "/usr/bin/python3"
+    env["ANSIBLE_SSH_COMMON_ARGS"] = (
+        f"-o UserKnownHostsFile={cluster.known_hosts} -o IdentitiesOnly=yes"
+    )
+    blueprint = _blueprint(cluster, tmp_path / "smoke-3node.yaml")
+    out = tmp_path / "tree"
+
+    deploy = support.run_cli(["deploy", str(blueprint), "-o", str(out)], env=env, timeout=TIMEOUT)
+    assert deploy.returncode == 0, deploy.stdout[-4000:] + deploy.stderr + _logs(cluster)
+    assert "deploy finished" in deploy.stdout
+    for host in (CONTROLLER, *COMPUTE):
+        assert f"    {host}: ok=" in deploy.stdout, host
+
+    # One job step on both compute nodes, launched from the controller.
+    step = cluster.run(CONTROLLER, ["srun", "--nodes=2", "--time=1", "hostname"])
+    assert step.returncode == 0, step.stderr + _logs(cluster)
+    assert sorted(step.stdout.split()) == COMPUTE
+
+    # MPI across both nodes, wired up by Slurm's PMIx plugin (no mpirun).
+    mpi = cluster.run(
+        CONTROLLER,
+        ["srun", "--nodes=2", "--ntasks-per-node=1", "--mpi=pmix", "--time=2",
+         "/usr/bin/python3", "-c", MPI_PROGRAM],
+    )  # fmt: skip
+    assert mpi.returncode == 0, mpi.stdout + mpi.stderr + _logs(cluster)
+    ranks = sorted(line.split() for line in mpi.stdout.splitlines() if line.strip())
+    # ranks 0 and 1 of 2, one per node, each seeing the allreduce sum 1 + 2
+    assert [r[:2] for r in ranks] == [["0", "2"], ["1", "2"]], mpi.stdout
+    assert sorted(r[2] for r in ranks) == COMPUTE, mpi.stdout
+    assert {r[3] for r in ranks} == {"3"}, mpi.stdout
+
+    # One compute node loses its slurmd: the deploy's acceptance check must fail, naming it.
+    stopped = cluster.run("af-cpu2", ["/usr/local/sbin/archform-service", "stop", "slurmd"])
+    assert stopped.stdout.strip() == "stopped", stopped.stdout + stopped.stderr
+    rejected = support.run_cli(
+        ["deploy", str(blueprint), "-o", str(out), "--from", "acceptance"], env=env, timeout=TIMEOUT
+    )
+    report = rejected.stdout + rejected.stderr
+    assert rejected.returncode != 0, report[-4000:]
+    assert "acceptance failed: Slurm nodes not ready after" in report, report[-4000:]
+    named = report.split("Slurm nodes not ready after", 1)[1].split("(", 1)[0]
+    assert named.split(":", 1)[1].strip() == "af-cpu2", report[-4000:]  # only the stopped node
+    assert "af-cpu2: slurmd not answering" in report, report[-4000:]
