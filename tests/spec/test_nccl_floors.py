@@ -142,3 +142,21 @@ def test_two_nodes_with_a_failing_pair_are_both_suspects() -> None:
     report = plugin.validate_report(["a", "b"], hostvars, ["pairs"], 2)
     assert report["suspect_nodes"] == ["a", "b"] and not report["passed"]
     assert "suspect nodes" in plugin.validate_summary(report)
+
+
+def test_rail_drill_down_uses_the_per_nic_figure_for_each_named_hca() -> None:
+    rails = validate_vars.rail_tests(_view("onprem-h100-ib-lustre"))
+    assert [r["hca"] for r in rails] == [
+        "mlx5_0",
+        "mlx5_3",
+        "mlx5_4",
+        "mlx5_5",
+        "mlx5_6",
+        "mlx5_9",
+        "mlx5_10",
+        "mlx5_11",
+    ]
+    # nccl-tests#290: 46 GB/s per NDR NIC, x 0.9; one NIC alone, Ring.
+    assert {(r["algorithm"], r["floor_gbytes"]) for r in rails} == {("Ring", round(46 * 0.9, 1))}
+    assert validate_vars.rail_tests(_view("azure-nd-h100-v5")) == []  # HCAs not named
+    assert validate_vars.rail_tests(_view("aws-p5-efa-fsx")) == []  # EFA: no per-NIC figure

@@ -14,9 +14,11 @@ output formats follow the vendors' source; the numbers are this test's own:
   SLURM_PROCID set, as srun(1) documents (https://slurm.schedmd.com/srun.html, OUTPUT
   ENVIRONMENT VARIABLES).
 A node is made bad through STANDIN_FAULTS: "slow" nodes give low busbw in every run they are
-part of (a degraded NIC), "dcgm" nodes fail one DCGM test. Each Ansible host runs with an
-interpreter wrapper that exports STANDIN_NODE, which is how the local stand-ins know "their"
-node. The playbook is the one `archform generate` writes for a bundled blueprint.
+part of, "dcgm" nodes fail one DCGM test, a "rails" entry makes one HCA of a node slow (runs
+with NCCL_IB_HCA=<that HCA> drop to a fraction of a NIC), a "links" entry slows one pair only.
+Each Ansible host runs with an interpreter wrapper that exports STANDIN_NODE, which is how the
+local stand-ins know "their" node. The playbook is the one `archform generate` writes for a
+bundled blueprint.
 """
 
 from __future__ import annotations
@@ -80,8 +82,16 @@ if len(nodes) == 1:
     peak = {"NVLS": 471.3, "Ring": 362.8}.get(algo, 471.3)
 else:
     peak = 366.1
+hca = os.environ.get("NCCL_IB_HCA", "")
+bad_rails = {faults["rails"].get(n) for n in nodes} - {None}
+if len(nodes) > 1 and hca:  # one NIC carries the ring
+    peak = 11.2 if hca.strip("=").split(":")[0] in bad_rails else 46.9
+elif len(nodes) > 1 and bad_rails:
+    peak = peak * 0.6
 if set(nodes) & set(faults["slow"]):
     peak = peak / 2
+if len(nodes) > 1 and sorted(nodes) in [sorted(link) for link in faults["links"]]:
+    peak = peak / 3
 print("# nThread 1 nGpus %d minBytes %d maxBytes %d step: 2(factor) warmup iters: 5 iters: 20 "
       "agg iters: 1 validation: 1 graph: 0" % (gpus, size(opt("-b", "8")), size(opt("-e", "8G"))))
 print("#\n# Using devices")
@@ -160,7 +170,12 @@ def _inventory(tmp: Path) -> str:
 
 
 def _run(
-    tmp_path: Path, slow: list[str], dcgm: list[str], extra: dict[str, Any] | None = None
+    tmp_path: Path,
+    slow: list[str],
+    dcgm: list[str],
+    extra: dict[str, Any] | None = None,
+    rails: dict[str, str] | None = None,
+    links: list[list[str]] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], str]:
     support.require_tool("ansible-playbook")
     loaded = load_paths([support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml"])
@@ -173,7 +188,9 @@ def _run(
         (bin_dir / name).chmod(0o755)
     (tmp_path / "inventory.yml").write_text(_inventory(tmp_path))
     faults = tmp_path / "faults.json"
-    faults.write_text(json.dumps({"slow": slow, "dcgm": dcgm}))
+    faults.write_text(
+        json.dumps({"slow": slow, "dcgm": dcgm, "rails": rails or {}, "links": links or []})
+    )
     report = tmp_path / "report"
     extra_vars = {
         "archform_nccl_tests_bin": str(bin_dir / "all_reduce_perf"),
@@ -247,7 +264,10 @@ def test_pairs_alone_localise_the_node_both_its_pairs_share(tmp_path: Path) -> N
     assert proc.returncode != 0
     assert list(report["bad_nodes"]) == ["gpu002"], summary
     reasons = report["bad_nodes"]["gpu002"]
-    assert reasons == ["stage 2 every pair with this node failed (gpu001-gpu002, gpu002-gpu003)"]
+    assert reasons == [
+        "stage 2 every pair with this node failed (gpu001-gpu002, gpu002-gpu003);"
+        " every rail failed alone too (the node, not one NIC)"
+    ]
     assert report["bad_links"] == [] and report["suspect_nodes"] == []
     assert "gpu002: stage 2 every pair with this node failed" in summary
     assert "gpu001" not in report["bad_nodes"] and "gpu003" not in report["bad_nodes"]
@@ -265,3 +285,33 @@ def test_a_dcgm_failure_names_the_node_and_keeps_it_out_of_the_pairs(tmp_path: P
         ["gpu003", "gpu001"],
     ]
     assert all(r["passed"] for p in report["pairs"] for r in p["results"])
+
+
+def test_a_bad_rail_is_named_with_its_node(tmp_path: Path) -> None:
+    proc, report, summary = _run(
+        tmp_path, slow=[], dcgm=[], rails={"gpu003": "mlx5_4"}, extra={"validate_stages": "pairs"}
+    )
+    assert proc.returncode != 0
+    assert list(report["bad_nodes"]) == ["gpu003"], summary
+    assert report["bad_nodes"]["gpu003"] == [
+        "stage 2 every pair with this node failed (gpu002-gpu003, gpu003-gpu004);"
+        " rail(s) failing in both: mlx5_4"
+    ]
+    # Pairs that passed were not drilled into; failing ones were, once per HCA of the blueprint.
+    drilled = {tuple(p["nodes"]): len(p.get("rails", [])) for p in report["pairs"]}
+    assert drilled == {
+        ("gpu001", "gpu002"): 0,
+        ("gpu002", "gpu003"): 8,
+        ("gpu003", "gpu004"): 8,
+        ("gpu004", "gpu001"): 0,
+    }
+
+
+def test_a_bad_link_between_two_good_nodes_is_reported_as_a_link(tmp_path: Path) -> None:
+    proc, report, summary = _run(
+        tmp_path, slow=[], dcgm=[], links=[["gpu001", "gpu002"]], extra={"validate_stages": "pairs"}
+    )
+    assert proc.returncode != 0
+    assert report["bad_nodes"] == {} and report["suspect_nodes"] == [], summary
+    assert [link["nodes"] for link in report["bad_links"]] == [["gpu001", "gpu002"]]
+    assert "bad link between gpu001 and gpu002" in summary

@@ -69,11 +69,29 @@ def fabric_tests(view: dict[str, Any], stage: str) -> list[dict[str, Any]]:
     return [_test(f, times) for f, times in floors] or [dict(UNBOUNDED)]
 
 
+def rail_tests(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Stage 2 drill-down of a failing pair: one run per HCA (NCCL_IB_HCA=<hca>, Ring).
+
+    Only where the blueprint names the HCAs and a per-NIC figure exists (InfiniBand, RoCE). One
+    NIC carries the whole ring then, so busbw is the per-NIC figure (NCCL maintainers test NICs
+    one at a time this way: https://github.com/NVIDIA/nccl/issues/307).
+    """
+    fabric = view["fabric"]
+    if not fabric["hcas"] or not fabric_tests(view, "pair"):
+        return []
+    floors = fabric_floors(fabric["kind"], fabric["gbps_per_node"], fabric["rails"], "pair")
+    per_rail = [f for f, times in floors if times > 1 and f.algorithm == "Ring"]
+    if not per_rail:
+        return []
+    return [{**_test(per_rail[0]), "name": f"rail {hca}", "hca": hca} for hca in fabric["hcas"]]
+
+
 def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
     """validate.yml's variables for group_vars/all.yml."""
     return [
         *DEFAULTS,
         ("validate_node_tests", node_tests(view)),
         ("validate_pair_tests", fabric_tests(view, "pair")),
+        ("validate_rail_tests", rail_tests(view)),
         ("validate_cluster_tests", fabric_tests(view, "cluster")),
     ]

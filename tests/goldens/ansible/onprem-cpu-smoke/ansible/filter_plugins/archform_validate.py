@@ -84,6 +84,7 @@ def nccl_verdict(run: dict[str, Any], test: dict[str, Any] | None = None) -> dic
     return {
         "test": test["name"],
         "algorithm": test.get("algorithm"),
+        "hca": test.get("hca"),
         "busbw_gbytes": busbw,
         "floor_gbytes": floor,
         "source": test.get("source"),
@@ -208,7 +209,14 @@ def validate_report(
     for node, failed in sorted(failed_in.items()):
         if in_pairs[node] >= 2 and len(failed) == in_pairs[node]:
             peers = ", ".join(f"{'-'.join(p['nodes'])}" for p in failed)
-            bad.setdefault(node, []).append(f"stage 2 every pair with this node failed ({peers})")
+            reason = f"stage 2 every pair with this node failed ({peers})"
+            rails = set.intersection(*(_failed_rails(p) for p in failed))
+            drilled = {str(r["hca"]) for p in failed for r in p.get("rails", []) or []}
+            if rails and rails == drilled:
+                reason += "; every rail failed alone too (the node, not one NIC)"
+            elif rails:
+                reason += f"; rail(s) failing in both: {', '.join(sorted(rails))}"
+            bad.setdefault(node, []).append(reason)
     bad_links = []
     for pair in failed_pairs:
         if in_pairs[pair["nodes"][0]] < 2:  # two nodes: one pair, either node may be at fault
@@ -224,7 +232,11 @@ def validate_report(
         "bad_nodes": {n: bad[n] for n in sorted(bad)},
         "suspect_nodes": sorted(set(suspects)),
         "bad_links": [
-            {"nodes": p["nodes"], "failed": [_describe(r) for r in _failed(p["results"])]}
+            {
+                "nodes": p["nodes"],
+                "failed": [_describe(r) for r in _failed(p["results"])],
+                "rails": sorted(_failed_rails(p)),
+            }
             for p in bad_links
         ],
         "cluster": cluster,
@@ -234,8 +246,15 @@ def validate_report(
     }
 
 
+def _failed_rails(pair: dict[str, Any]) -> set[str]:
+    """HCAs whose single-rail run of this pair failed (empty when no drill-down ran)."""
+    return {str(r["hca"]) for r in _failed(pair.get("rails", []) or [])}
+
+
 def _describe(result: dict[str, Any]) -> str:
     algo = result.get("algorithm") or "default"
+    if result.get("hca"):
+        algo += f", {result['hca']} only"
     if result.get("error"):
         return f"all_reduce_perf ({algo}): {result['error']}"
     return (
@@ -263,6 +282,7 @@ def validate_summary(report: dict[str, Any]) -> str:
         lines.append(
             f"bad link between {' and '.join(link['nodes'])} (both nodes pass otherwise): "
             + "; ".join(link["failed"])
+            + (f"; failing rail(s): {', '.join(link['rails'])}" if link["rails"] else "")
         )
     for result in report["cluster"]:
         if result.get("passed") is False:
