@@ -17,7 +17,7 @@ from archform.render.targets import validate_vars
 from archform.render.view import training_view
 from archform.spec import load_paths
 from archform.spec.models.training import TrainingCluster
-from archform.spec.nccl_floors import fabric_floors, floors_data, load_floors
+from archform.spec.nccl_floors import fabric_floors, floors_data, load_floors, parse_floors
 
 
 def _view(name: str) -> dict[str, Any]:
@@ -39,13 +39,17 @@ def test_every_floor_entry_has_a_public_source_and_says_how_it_was_measured() ->
     assert 0 < data["fraction"] <= 1
 
 
-def test_an_entry_without_a_source_would_be_caught() -> None:
+@pytest.mark.parametrize("field", ["source", "measured", "published_gbytes"])
+def test_an_entry_without_a_source_or_figure_is_rejected(field: str) -> None:
     data = floors_data()
-    del data["fabric"][0]["source"]
-    with pytest.raises(KeyError):
-        [str(e["source"]) for e in data["fabric"]]
-    load_floors.cache_clear()  # the table itself is untouched
-    assert all(f.floor.source for f in load_floors().fabric)
+    del data["fabric"][0][field]
+    with pytest.raises(ValueError, match=r"nccl_floors\.yaml: entry"):
+        parse_floors(data)
+    data = floors_data()
+    data["node"][0]["source"] = "see our notes"
+    with pytest.raises(ValueError, match="no public source URL"):
+        parse_floors(data)
+    assert parse_floors(floors_data()) == load_floors()
 
 
 def test_ndr_pairs_and_cluster_are_held_to_the_published_per_nic_figure() -> None:

@@ -69,6 +69,11 @@ def floors_data() -> dict[str, Any]:
 
 
 def _floor(raw: dict[str, Any], fraction: float) -> Floor:
+    source = str(raw.get("source") or "")
+    if not source.startswith("https://"):
+        raise ValueError(f"nccl_floors.yaml: entry {raw!r} has no public source URL")
+    if not raw.get("measured") or float(raw.get("published_gbytes") or 0) <= 0:
+        raise ValueError(f"nccl_floors.yaml: entry {raw!r} needs `measured` and a published figure")
     algorithm = raw["algorithm"]
     return Floor(
         algorithm=None if algorithm is None else str(algorithm),
@@ -82,7 +87,11 @@ def _floor(raw: dict[str, Any], fraction: float) -> Floor:
 @cache
 def load_floors() -> FloorTable:
     """Load (once) the floor table."""
-    data = floors_data()
+    return parse_floors(floors_data())
+
+
+def parse_floors(data: dict[str, Any]) -> FloorTable:
+    """The floor table from its raw data; every entry must carry a source URL and a figure."""
     fraction = float(data["fraction"])
     node = tuple(NodeFloor(str(r["gpu"]), _floor(r, fraction)) for r in data["node"])
     fabric = tuple(
