@@ -53,6 +53,8 @@ while i < len(args) and args[i].startswith("-"):
         per_node = int(a.split("=", 1)[1])
     i += 1
 command = args[i:]
+if os.environ.get("STANDIN_NO_GRES") and any(a.startswith("--gpus") for a in args[:i]):
+    sys.exit("srun: error: Invalid generic resource (gres) specification")
 rc = 0
 for node in nodes:
     for local in range(per_node):
@@ -156,9 +158,9 @@ sys.exit(226 if bad else 0)
 """
 
 
-def _inventory(tmp: Path) -> str:
+def _inventory(tmp: Path, nodes: list[str]) -> str:
     lines = ["all:", "  children:", "    compute:", "      hosts:"]
-    for node in NODES:
+    for node in nodes:
         wrapper = tmp / "bin" / f"python-{node}"
         wrapper.write_text(f'#!/bin/sh\nSTANDIN_NODE={node} exec {sys.executable} "$@"\n')
         wrapper.chmod(0o755)
@@ -176,9 +178,12 @@ def _run(
     extra: dict[str, Any] | None = None,
     rails: dict[str, str] | None = None,
     links: list[list[str]] | None = None,
+    blueprint: str = "onprem-h100-ib-lustre",
+    nodes: list[str] = NODES,
+    env_extra: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], str]:
     support.require_tool("ansible-playbook")
-    loaded = load_paths([support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml"])
+    loaded = load_paths([support.BLUEPRINTS / f"{blueprint}.yaml"])
     write_tree(tmp_path / "tree", build_files(loaded))
     project = tmp_path / "tree" / "ansible"
     bin_dir = tmp_path / "bin"
@@ -186,7 +191,7 @@ def _run(
     for name, text in (("srun", SRUN), ("all_reduce_perf", ALL_REDUCE_PERF), ("dcgmi", DCGMI)):
         (bin_dir / name).write_text(text.replace("PYTHON", sys.executable, 1))
         (bin_dir / name).chmod(0o755)
-    (tmp_path / "inventory.yml").write_text(_inventory(tmp_path))
+    (tmp_path / "inventory.yml").write_text(_inventory(tmp_path, nodes))
     faults = tmp_path / "faults.json"
     faults.write_text(
         json.dumps({"slow": slow, "dcgm": dcgm, "rails": rails or {}, "links": links or []})
@@ -201,6 +206,7 @@ def _run(
     env = dict(
         os.environ,
         STANDIN_FAULTS=str(faults),
+        **(env_extra or {}),
         ANSIBLE_NOCOLOR="1",
         PATH=f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}"
         f"{os.environ.get('PATH', '')}",
@@ -315,3 +321,32 @@ def test_a_bad_link_between_two_good_nodes_is_reported_as_a_link(tmp_path: Path)
     assert report["bad_nodes"] == {} and report["suspect_nodes"] == [], summary
     assert [link["nodes"] for link in report["bad_links"]] == [["gpu001", "gpu002"]]
     assert "bad link between gpu001 and gpu002" in summary
+
+
+def test_the_documented_cpu_recipe_runs_node_and_pair_stages_without_gpu_gres(
+    tmp_path: Path,
+) -> None:
+    # The playbook header's recipe for a Slurm cluster without GPUs (the namespace bootstrap):
+    # one rank per node, no --gpus-per-node, tests and floors given as extra-vars.
+    tests = [{"name": "cpu", "algorithm": None, "floor_gbytes": 300.0}]
+    proc, report, summary = _run(
+        tmp_path,
+        slow=["af-cpu2"],
+        dcgm=[],
+        blueprint="onprem-cpu-smoke",
+        nodes=["af-cpu1", "af-cpu2", "af-cpu3"],
+        env_extra={"STANDIN_NO_GRES": "1"},
+        extra={
+            "validate_stages": "node,pairs",
+            "validate_gpus": 1,
+            "validate_srun_gpus": False,
+            "validate_node_tests": tests,
+            "validate_pair_tests": tests,
+        },
+    )
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert list(report["bad_nodes"]) == ["af-cpu2"], summary
+    assert report["bad_nodes"]["af-cpu2"][0].startswith("stage 1 intra-node all_reduce_perf")
+    # The ring closes over the two good nodes, and their pair passes.
+    assert [p["nodes"] for p in report["pairs"]] == [["af-cpu1", "af-cpu3"]]
+    assert report["pairs"][0]["results"][0]["passed"] is True

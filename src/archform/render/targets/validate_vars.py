@@ -20,6 +20,7 @@ DEFAULTS: list[tuple[str, Any]] = [
     # (docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html).
     ("validate_dcgm_level", 2),
     ("validate_launcher", "srun"),
+    ("validate_srun_gpus", True),
     ("archform_nccl_tests_bin", "/opt/nccl-tests/build/all_reduce_perf"),
     ("validate_nccl_args", "-b 8 -e 8G -f 2"),
     ("validate_step_minutes", 30),
