@@ -140,8 +140,11 @@ def test_two_nodes_with_a_failing_pair_are_both_suspects() -> None:
     plugin = _plugin()
     failing = {"passed": False, "busbw_gbytes": 10.0, "floor_gbytes": 331.2, "error": None}
     hostvars = {
-        "a": {"validate_pair_results": [{"nodes": ["a", "b"], "results": [failing]}]},
-        "b": {},
+        "a": {
+            "validate_reached": True,
+            "validate_pair_results": [{"nodes": ["a", "b"], "results": [failing]}],
+        },
+        "b": {"validate_reached": True},
     }
     report = plugin.validate_report(["a", "b"], hostvars, ["pairs"], 2)
     assert report["suspect_nodes"] == ["a", "b"] and not report["passed"]

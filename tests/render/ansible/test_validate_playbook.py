@@ -158,11 +158,14 @@ sys.exit(226 if bad else 0)
 """
 
 
-def _inventory(tmp: Path, nodes: list[str]) -> str:
+def _inventory(tmp: Path, nodes: list[str], broken: list[str]) -> str:
     lines = ["all:", "  children:", "    compute:", "      hosts:"]
     for node in nodes:
         wrapper = tmp / "bin" / f"python-{node}"
-        wrapper.write_text(f'#!/bin/sh\nSTANDIN_NODE={node} exec {sys.executable} "$@"\n')
+        if node in broken:  # a host Ansible cannot run modules on
+            wrapper.write_text("#!/bin/sh\necho 'node is down' >&2\nexit 1\n")
+        else:
+            wrapper.write_text(f'#!/bin/sh\nSTANDIN_NODE={node} exec {sys.executable} "$@"\n')
         wrapper.chmod(0o755)
         lines.append(
             f"        {node}: {{ansible_connection: local, ansible_become: false,"
@@ -181,6 +184,7 @@ def _run(
     blueprint: str = "onprem-h100-ib-lustre",
     nodes: list[str] = NODES,
     env_extra: dict[str, str] | None = None,
+    broken: list[str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any], str]:
     support.require_tool("ansible-playbook")
     loaded = load_paths([support.BLUEPRINTS / f"{blueprint}.yaml"])
@@ -191,7 +195,7 @@ def _run(
     for name, text in (("srun", SRUN), ("all_reduce_perf", ALL_REDUCE_PERF), ("dcgmi", DCGMI)):
         (bin_dir / name).write_text(text.replace("PYTHON", sys.executable, 1))
         (bin_dir / name).chmod(0o755)
-    (tmp_path / "inventory.yml").write_text(_inventory(tmp_path, nodes))
+    (tmp_path / "inventory.yml").write_text(_inventory(tmp_path, nodes, broken or []))
     faults = tmp_path / "faults.json"
     faults.write_text(
         json.dumps({"slow": slow, "dcgm": dcgm, "rails": rails or {}, "links": links or []})
@@ -350,3 +354,15 @@ def test_the_documented_cpu_recipe_runs_node_and_pair_stages_without_gpu_gres(
     # The ring closes over the two good nodes, and their pair passes.
     assert [p["nodes"] for p in report["pairs"]] == [["af-cpu1", "af-cpu3"]]
     assert report["pairs"][0]["results"][0]["passed"] is True
+
+
+def test_a_node_ansible_cannot_reach_is_named_not_forgotten(tmp_path: Path) -> None:
+    proc, report, summary = _run(tmp_path, slow=[], dcgm=[], broken=["gpu001"])
+    assert proc.returncode != 0
+    assert list(report["bad_nodes"]) == ["gpu001"], summary
+    assert report["bad_nodes"]["gpu001"][0].startswith("no results: unreachable")
+    assert [p["nodes"] for p in report["pairs"]] == [
+        ["gpu002", "gpu003"],
+        ["gpu003", "gpu004"],
+        ["gpu004", "gpu002"],
+    ]

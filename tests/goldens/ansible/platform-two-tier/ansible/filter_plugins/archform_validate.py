@@ -153,7 +153,8 @@ def ring(compute: list[str], hostvars: Any) -> list[dict[str, Any]]:
     eligible = [
         name
         for name in sorted(compute)
-        if node_healthy(
+        if hostvars[name].get("validate_reached")
+        and node_healthy(
             dict(hostvars[name].get("validate_health", {}) or {}),
             list(hostvars[name].get("validate_node_results", []) or []),
         )
@@ -184,6 +185,10 @@ def validate_report(
     cluster: list[dict[str, Any]] = []
     for name in sorted(compute):
         hv = hostvars[name]
+        if not hv.get("validate_reached"):
+            bad[name] = ["no results: unreachable, or a task failed before stage 0 (see Ansible's output)"]
+            nodes[name] = {"health": {}, "node_tests": []}
+            continue
         health = dict(hv.get("validate_health", {}) or {})
         node_results = list(hv.get("validate_node_results", []) or [])
         nodes[name] = {"health": health, "node_tests": node_results}
