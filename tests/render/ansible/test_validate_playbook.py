@@ -13,6 +13,9 @@ output formats follow the vendors' source; the numbers are this test's own:
 - srun runs the command once per task with SLURMD_NODENAME, SLURM_STEP_NODELIST and
   SLURM_PROCID set, as srun(1) documents (https://slurm.schedmd.com/srun.html, OUTPUT
   ENVIRONMENT VARIABLES).
+- mpirun takes `-np N -H host:slots,...` and `-x VAR` and gives each rank OMPI_COMM_WORLD_RANK,
+  as Open MPI's mpirun(1) documents (https://docs.open-mpi.org/en/v5.0.x/man-openmpi/man1/mpirun.1.html);
+  it refuses to run as root without --allow-run-as-root, which the stand-in checks too.
 A node is made bad through STANDIN_FAULTS: "slow" nodes give low busbw in every run they are
 part of, "dcgm" nodes fail one DCGM test, a "rails" entry makes one HCA of a node slow (runs
 with NCCL_IB_HCA=<that HCA> drop to a fraction of a NIC), a "links" entry slows one pair only.
@@ -65,9 +68,42 @@ for node in nodes:
 sys.exit(rc)
 """
 
+MPIRUN = r"""#!PYTHON
+import os, subprocess, sys
+args = sys.argv[1:]
+hosts, exported, i, np_ = [], [], 0, 0
+flags = {"--allow-run-as-root"}
+while i < len(args) and args[i].startswith("-"):
+    if args[i] == "-H":
+        hosts = [(h.split(":")[0], int(h.split(":")[1])) for h in args[i + 1].split(",")]; i += 2
+    elif args[i] == "-np":
+        np_ = int(args[i + 1]); i += 2
+    elif args[i] == "-x":
+        exported.append(args[i + 1]); i += 2
+    elif args[i] == "--bind-to":
+        i += 2
+    elif args[i] in flags:
+        flags.discard(args[i]); i += 1
+    else:
+        sys.exit("mpirun stand-in: unknown option " + args[i])
+if os.geteuid() == 0 and flags:
+    sys.exit("mpirun has detected an attempt to run as root (use --allow-run-as-root)")
+assert np_ == sum(slots for _, slots in hosts), (np_, hosts)
+nodes = ",".join(h for h, _ in hosts)
+rank, rc = 0, 0
+for host, slots in hosts:
+    for _ in range(slots):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("NCCL_") or k in exported}
+        env.update(OMPI_COMM_WORLD_RANK=str(rank), OMPI_COMM_WORLD_SIZE=str(np_),
+                   STANDIN_MPI_NODES=nodes)
+        rc = max(rc, subprocess.run(args[i:], env=env).returncode)
+        rank += 1
+sys.exit(rc)
+"""
+
 ALL_REDUCE_PERF = r"""#!PYTHON
 import json, os, sys
-if os.environ.get("SLURM_PROCID", "0") != "0":
+if os.environ.get("SLURM_PROCID", os.environ.get("OMPI_COMM_WORLD_RANK", "0")) != "0":
     sys.exit(0)
 faults = json.load(open(os.environ["STANDIN_FAULTS"]))
 args = sys.argv[1:]
@@ -76,9 +112,11 @@ def opt(flag, default):
 def size(text):
     units = {"K": 2**10, "M": 2**20, "G": 2**30}
     return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
-nodes = os.environ.get("SLURM_STEP_NODELIST", os.environ["STANDIN_NODE"]).split(",")
+nodes = os.environ.get(
+    "SLURM_STEP_NODELIST", os.environ.get("STANDIN_MPI_NODES", os.environ["STANDIN_NODE"])
+).split(",")
 gpus = int(opt("-g", "1"))
-ranks = int(os.environ.get("SLURM_NTASKS", "1")) * gpus
+ranks = int(os.environ.get("SLURM_NTASKS", os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))) * gpus
 algo = os.environ.get("NCCL_ALGO", "")
 if len(nodes) == 1:
     peak = {"NVLS": 471.3, "Ring": 362.8}.get(algo, 471.3)
@@ -192,7 +230,12 @@ def _run(
     project = tmp_path / "tree" / "ansible"
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for name, text in (("srun", SRUN), ("all_reduce_perf", ALL_REDUCE_PERF), ("dcgmi", DCGMI)):
+    for name, text in (
+        ("srun", SRUN),
+        ("mpirun", MPIRUN),
+        ("all_reduce_perf", ALL_REDUCE_PERF),
+        ("dcgmi", DCGMI),
+    ):
         (bin_dir / name).write_text(text.replace("PYTHON", sys.executable, 1))
         (bin_dir / name).chmod(0o755)
     (tmp_path / "inventory.yml").write_text(_inventory(tmp_path, nodes, broken or []))
@@ -365,4 +408,21 @@ def test_a_node_ansible_cannot_reach_is_named_not_forgotten(tmp_path: Path) -> N
         ["gpu002", "gpu003"],
         ["gpu003", "gpu004"],
         ["gpu004", "gpu002"],
+    ]
+
+
+def test_the_mpirun_launcher_localises_the_same_way(tmp_path: Path) -> None:
+    proc, report, summary = _run(
+        tmp_path,
+        slow=[],
+        dcgm=[],
+        rails={"gpu001": "mlx5_0"},
+        extra={"validate_launcher": "mpirun", "validate_stages": "node,pairs"},
+    )
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    assert list(report["bad_nodes"]) == ["gpu001"], summary
+    assert report["bad_nodes"]["gpu001"][0].endswith("rail(s) failing in both: mlx5_0")
+    # Stage 1 ran the binary directly on each node (one process, -g 8) and passed.
+    assert all(r["passed"] for n in NODES for r in report["nodes"][n]["node_tests"]), report[
+        "nodes"
     ]
