@@ -15,8 +15,9 @@ from archform.spec.nccl_floors import Floor, fabric_floors, node_floors
 # Extra-var defaults of validate.yml (documented in its header).
 DEFAULTS: list[tuple[str, Any]] = [
     ("validate_stages", ["health", "node", "pairs", "cluster"]),
-    # dcgmi diag level 2 ("medium", about 2 minutes): adds the PCIe/NVLink and memory tests to
-    # level 1's deployment checks; 3 (about 15 minutes) is the burn-in choice
+    # dcgmi diag level 2 ("Medium (Extended System Validation ~ 2 minutes)" in dcgmi's own
+    # help, NVIDIA/DCGM dcgmi/CommandLineParser.cpp): level 1's deployment checks plus the
+    # PCIe/NVLink and memory tests; 3 ("Long ... ~ 15 minutes") is the burn-in choice
     # (docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-diagnostics.html).
     ("validate_dcgm_level", 2),
     ("validate_launcher", "srun"),
