@@ -131,7 +131,7 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         accepted = _run_site(project, tmp_path / "run3", collections, "validate.yml")
         report = _output(accepted)
         assert accepted.status == "successful", report[-4000:]
-        assert "localhost: PASS" in report and "all 1 compute nodes passed" in report
+        assert "archform validate: PASS" in report and "all 1 compute nodes passed" in report
 
         # A drained node must be reported as failed, by name.
         subprocess.run(
@@ -149,7 +149,7 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         )
         report = _output(rejected)
         assert rejected.status == "failed", report[-4000:]
-        assert "localhost: FAIL" in report and "failed nodes: localhost" in report
+        assert "bad nodes: localhost" in report and "localhost: stage 0 slurm_step" in report
     finally:
         _stop_daemons()
         shutil.rmtree(tmp_path / "home", ignore_errors=True)

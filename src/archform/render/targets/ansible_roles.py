@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archform.render.targets import nccl
+from archform.render.targets import nccl, validate_vars
 from archform.spec import slurm
 
 # Pinned component versions. A change here changes every generated project.
@@ -153,11 +153,10 @@ def group_vars(view: dict[str, Any]) -> list[tuple[str, Any]]:
         ("enroot_local_path", _local_nvme_path(view["provider"])),
         ("health_nhc", "nhc" in sched["health_checks"]),
         ("health_dcgm", "dcgm" in sched["health_checks"]),
-        ("nccl_busbw_min_gbytes", nccl.busbw_thresholds(view)),
-        ("nccl_tests_nodes", len(view["all_hostnames"])),
         # srun MPI plugin for nccl-tests: PMIx (AWS samples), PMI-2 in Google's TCPXO example.
         ("nccl_tests_mpi", "pmi2" if fabric["kind"] == "gpudirect_tcpxo" else "pmix"),
     ]
+    out += validate_vars.group_vars(view)
     out += sorted(VERSIONS.items())
     return out
 
