@@ -27,17 +27,21 @@ skipped by the hardware facts, as on any CPU node.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
 
 import support
 from archform.deploy.phases import collections_path
-from support.netns import NetnsCluster
+from support.netns import NODE_DIR, NetnsCluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
 
@@ -47,6 +51,12 @@ TIMEOUT = 1500
 # What the generated roles install for this blueprint (munge, slurm and pmix tasks). The
 # nodes have no route off the bridge, so apt must find them installed (the image's packages).
 PACKAGES = ("munge", "slurmctld", "slurmd", "slurm-client", "libpmix2", "libpmix-dev", "sudo")
+STANDIN = Path(support.__file__).with_name("all_reduce_perf_cpu.py")
+# The stand-in's floor (GB/s): no published figure exists for an MPI allreduce between two
+# namespaces of one machine; far below what a healthy node measures here (memory and veth
+# speed: 70-80 GB/s per node, 0.17 GB/s for the pair over veth and Open MPI's TCP transport
+# on an idle 2-core machine), ten times what the degraded node can reach (4 MiB per 2 s).
+FLOOR_GBYTES = 0.02
 MPI_PROGRAM = (
     "from mpi4py import MPI; c = MPI.COMM_WORLD; "
     "print(c.Get_rank(), c.Get_size(), MPI.Get_processor_name(), c.allreduce(c.Get_rank() + 1))"
@@ -131,6 +141,46 @@ def _logs(cluster: NetnsCluster) -> str:
     return "\n".join(out)
 
 
+def _validate(
+    cluster: NetnsCluster, project: Path, env: dict[str, str], report: Path
+) -> dict[str, Any]:
+    """validate.yml's stages 1-2 (per node, pairs) as its header documents for nodes without
+    GPUs, with the CPU stand-in; the report it writes."""
+    for node in cluster.nodes:
+        shutil.copy(STANDIN, node.state / STANDIN.name)
+    tests = [{"name": "cpu", "algorithm": None, "floor_gbytes": FLOOR_GBYTES}]
+    extra = {
+        "validate_stages": "node,pairs",
+        "validate_gpus": 1,
+        "validate_srun_gpus": False,
+        "archform_nccl_tests_bin": f"{NODE_DIR}/{STANDIN.name}",
+        "validate_nccl_args": "-b 1M -e 4M -f 4",
+        "validate_step_minutes": 5,
+        "validate_node_tests": tests,
+        "validate_pair_tests": tests,
+        "validate_report_dir": str(report),
+    }
+    (project / "extra.json").write_text(json.dumps(extra))
+    run_env = dict(os.environ, **env)
+    run_env["ANSIBLE_CONFIG"] = str(project / "ansible.cfg")
+    run_env["ANSIBLE_COLLECTIONS_PATH"] = env["ARCHFORM_COLLECTIONS_PATH"]
+    run_env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + run_env.get("PATH", "")
+    run = subprocess.run(
+        ["ansible-playbook", "validate.yml", "-e", "@extra.json"],
+        cwd=project,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    path = report / "report.json"
+    assert path.is_file(), run.stdout[-4000:] + run.stderr
+    result: dict[str, Any] = json.loads(path.read_text())
+    assert (run.returncode == 0) == result["passed"], run.stdout[-4000:]
+    return result
+
+
 def test_three_node_namespace_bootstrap(
     requirements: dict[str, str], cluster: NetnsCluster, tmp_path: Path
 ) -> None:
@@ -169,6 +219,20 @@ def test_three_node_namespace_bootstrap(
     assert [r[:2] for r in ranks] == [["0", "2"], ["1", "2"]], mpi.stdout
     assert sorted(r[2] for r in ranks) == COMPUTE, mpi.stdout
     assert {r[3] for r in ranks} == {"3"}, mpi.stdout
+
+    # validate.yml's per-node and pair stages with the CPU stand-in for all_reduce_perf: a
+    # healthy run passes, with the pair spanning both nodes; a degraded node is named.
+    healthy = _validate(cluster, out / "ansible", env, tmp_path / "report-healthy")
+    assert healthy["passed"] is True, healthy
+    assert [p["nodes"] for p in healthy["pairs"]] == [COMPUTE], healthy
+    assert healthy["pairs"][0]["results"][0]["busbw_gbytes"] >= FLOOR_GBYTES, healthy
+    (cluster.node("af-cpu2").state / "degraded").write_text("stand-in fault\n")
+    degraded = _validate(cluster, out / "ansible", env, tmp_path / "report-degraded")
+    assert degraded["passed"] is False, degraded
+    assert list(degraded["bad_nodes"]) == ["af-cpu2"], degraded
+    assert degraded["bad_nodes"]["af-cpu2"][0].startswith("stage 1"), degraded
+    summary = (tmp_path / "report-degraded" / "summary.txt").read_text()
+    assert "af-cpu2" in summary and "af-cpu1" not in summary.split("bad nodes", 1)[-1], summary
 
     # One compute node loses its slurmd: the deploy's acceptance check must fail, naming it.
     stopped = cluster.run("af-cpu2", ["/usr/local/sbin/archform-service", "stop", "slurmd"])

@@ -253,12 +253,16 @@ class NetnsCluster:
             node.cgroups = []
         subprocess.run(["ip", "link", "del", self.bridge], capture_output=True)
 
+    def node(self, name: str) -> Node:
+        """The node called `name`."""
+        return next(n for n in self.nodes if n.name == name)
+
     # --- inside a node ------------------------------------------------------------------
     def run(
         self, node: str, argv: list[str], timeout: float = 180, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         """Run `argv` on `node` (all its namespaces), as a login there would."""
-        target = next(n for n in self.nodes if n.name == node)
+        target = self.node(node)
         base = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
         return subprocess.run(
             [
