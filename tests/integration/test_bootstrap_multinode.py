@@ -1,8 +1,9 @@
 """Real three-node bootstrap: a controller and two compute nodes, each a network namespace
 of this (root, Debian) machine, configured by `archform deploy` of the bundled on-prem smoke
-blueprint scaled to two compute nodes; Slurm and an MPI job then span both nodes, and the
-deploy's acceptance phase fails naming the node whose slurmd was stopped (its first step,
-archform.deploy.ready, asks every compute host's slurmd and the controller's sinfo).
+blueprint scaled to two compute nodes; Slurm, an MPI job and validate.yml's per-node and
+pair stages then span both nodes, and the deploy's acceptance phase fails naming the node
+whose slurmd was stopped (its first step, archform.deploy.ready, asks every compute host's
+slurmd and the controller's sinfo).
 
 The nodes (tests/support/netns.py): `ip netns add` per node, a veth pair to the bridge
 afbr0 (10.213.0.0/24), sshd on each node's address with a throwaway key; Ansible reaches them
@@ -17,12 +18,18 @@ Ansible becomes root with sudo, as on real nodes (Debian containers lack it: .ci
 
 The MPI job is mpi4py (Debian's python3-mpi4py on Open MPI 4.1) launched by
 `srun --mpi=pmix` through Slurm's PMIx plugin: an allreduce over TCP between the namespaces.
+validate.yml's stage 1 (per node) and stage 2 (ring of pairs) then run as its header
+documents for nodes without GPUs, with tests/support/all_reduce_perf_cpu.py standing in for
+nccl-tests' all_reduce_perf (a real MPI allreduce printed in nccl-tests' row format); one
+node degraded on purpose (the stand-in sleeps there) must be the only node the report names.
 
 Not reproducible without GPUs and fabric hardware, so not shown here: GPUDirect RDMA and
-nvidia-peermem, NVLink/NVSwitch and NVLS, NCCL and nccl-tests bandwidth (a CPU all-reduce
-over veth says nothing about bus bandwidth), DCGM diagnostics and health watches, InfiniBand
-/RoCE/EFA verbs and rail alignment, gres GPU binding, and Lustre over LNet. Those tasks are
-skipped by the hardware facts, as on any CPU node.
+nvidia-peermem, NVLink/NVSwitch and NVLS, NCCL and nccl-tests bandwidth and the published
+floors (a CPU all-reduce over veth says nothing about bus bandwidth; the stand-in's floor is
+this test's, not a published figure), validate.yml's per-rail re-runs (NCCL_IB_HCA) and
+stage 0's DCGM diagnostics and health watches, InfiniBand/RoCE/EFA verbs and rail alignment,
+gres GPU binding, pyxis/enroot containers, and Lustre over LNet. Those tasks are skipped by
+the hardware facts, as on any CPU node.
 """
 
 from __future__ import annotations
