@@ -338,6 +338,7 @@ def test_a_dcgm_failure_names_the_node_and_keeps_it_out_of_the_pairs(tmp_path: P
         ["gpu003", "gpu001"],
     ]
     assert all(r["passed"] for p in report["pairs"] for r in p["results"])
+    assert report["cluster"] == []  # not run across a node that failed stage 0
 
 
 def test_a_bad_rail_is_named_with_its_node(tmp_path: Path) -> None:

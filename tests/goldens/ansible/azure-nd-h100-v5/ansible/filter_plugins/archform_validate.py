@@ -162,6 +162,21 @@ def ring(compute: list[str], hostvars: Any) -> list[dict[str, Any]]:
     return ring_pairs(eligible)
 
 
+def all_clean(compute: list[str], hostvars: Any) -> bool:
+    """Stage 3 runs only when every node was reached and nothing failed in stages 0-2."""
+    for name in compute:
+        hv = hostvars[name]
+        health = dict(hv.get("validate_health", {}) or {})
+        if not hv.get("validate_reached") or not node_healthy(
+            health, list(hv.get("validate_node_results", []) or [])
+        ):
+            return False
+        for pair in hv.get("validate_pair_results", []) or []:
+            if _failed(pair["results"]):
+                return False
+    return True
+
+
 def _failed(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in results if r.get("passed") is False]
 
@@ -307,6 +322,7 @@ class FilterModule:
             "archform_dcgm_result": dcgm_result,
             "archform_ring_pairs": ring_pairs,
             "archform_ring": ring,
+            "archform_all_clean": all_clean,
             "archform_node_healthy": node_healthy,
             "archform_validate_report": validate_report,
             "archform_validate_summary": validate_summary,
