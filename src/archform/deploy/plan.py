@@ -83,6 +83,8 @@ class DeployPlan:
                 playbook = "site.yml" if phase == "ansible" else "validate.yml"
                 for ansible in self.ansible:
                     hosts = ", ".join(ansible.hosts)
+                    if phase == "acceptance" and ansible.slurm:
+                        lines.append("     check that every Slurm node is up (slurmd, sinfo)")
                     lines.append(f"     {ansible.path}/{playbook} on {hosts}")
         return lines
 
