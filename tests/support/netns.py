@@ -180,10 +180,11 @@ class NetnsCluster:
         _run(*inside, "link", "set", "eth0", "up")
         _run(*inside, "link", "set", "lo", "up")
         _run(*inside, "route", "add", "default", "via", self.gateway)
+        cgroups: list[list[str]] = []
         config = {
             "hostname": node.name,
             "state": str(state),
-            "cgroups": [],
+            "cgroups": cgroups,
             "overlays": {p: str(layer) for p, layer in overlays.items()},
             "private": [p for p in PRIVATE if Path(p).is_dir()],
             "logs": {p: str(state / f"log{p.replace('/', '-')}") for p in LOGS if Path(p).is_dir()},
@@ -195,7 +196,7 @@ class NetnsCluster:
                 if (folder / knob).exists():
                     (own / knob).write_text((folder / knob).read_text())
             node.cgroups.append(own)
-            config["cgroups"].append([fstype, name, options])  # type: ignore[attr-defined]
+            cgroups.append([fstype, name, options])
         (state / "init.json").write_text(json.dumps(config, indent=1))
         return " ".join(host_key.with_suffix(".pub").read_text().split()[:2])
 
