@@ -103,7 +103,9 @@ def test_deploy_bootstraps_is_idempotent_and_resumes_after_a_kill(tmp_path: Path
             assert expected in first.stdout, expected
         assert _state(out) == {"generate": "done", "ansible": "done", "acceptance": "done"}
         log = (out / ".archform-deploy" / "deploy.log").read_text()
-        assert "host localhost: ok=" in log and "TASK Run a job step" in log
+        assert "host localhost: ok=" in log and "TASK Run a Slurm step pinned to this node" in log
+        assert "Slurm nodes of smoke: slurmd on every compute host" in log
+        assert "all 1 Slurm nodes up" in log
         job = subprocess.run(
             ["srun", "--nodes=1", "--time=1", "hostname"],
             env=dict(os.environ, SLURM_CONF="/etc/slurm/slurm.conf"),

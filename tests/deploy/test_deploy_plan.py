@@ -31,6 +31,8 @@ def test_dry_run_prints_phases_and_hosts_and_touches_nothing(tmp_path: Path) -> 
     assert "phases: generate -> ansible -> acceptance" in lines
     assert "     ansible/site.yml on localhost" in lines
     assert "     ansible/validate.yml on localhost" in lines
+    check = lines.index("     check that every Slurm node is up (slurmd, sinfo)")
+    assert lines[check + 1] == "     ansible/validate.yml on localhost"
     assert not any("pulumi" in line for line in lines), "on-prem has no Pulumi phase"
     assert not out.exists()
 

@@ -135,7 +135,7 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         accepted = _run_site(project, tmp_path / "run3", collections, "validate.yml")
         report = _output(accepted)
         assert accepted.status == "successful", report[-4000:]
-        assert "localhost: PASS" in report and "all 1 compute nodes passed" in report
+        assert "archform validate: PASS" in report and "all 1 compute nodes passed" in report
 
         # A drained node must be reported as failed, by name.
         subprocess.run(
@@ -153,7 +153,7 @@ def test_site_yml_bootstraps_slurm_runs_a_job_and_is_idempotent(tmp_path: Path) 
         )
         report = _output(rejected)
         assert rejected.status == "failed", report[-4000:]
-        assert "localhost: FAIL" in report and "failed nodes: localhost" in report
+        assert "bad nodes: localhost" in report and "localhost: stage 0 slurm_step" in report
 
         # The GPU tree's prolog/epilog/TaskProlog and enroot.conf under this Slurm.
         seconds = bootstrap_node_scripts.exercise(env)

@@ -51,6 +51,8 @@ def default_runners() -> dict[str, PhaseFn]:
 
     def acceptance(ctx: phases.Context) -> None:
         for project in ctx.plan.ansible:
+            if project.slurm:
+                phases.check_slurm_nodes(ctx, project)
             phases.run_playbook(ctx, project, "validate.yml")
 
     return {

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from archform.deploy import ready
 from archform.deploy.plan import AnsibleProject, DeployPlan, PulumiProject
 from archform.deploy.progress import PlaybookProgress, Reporter
 from archform.galaxy_free import collections_path as shared_collections_path
@@ -170,15 +171,7 @@ def run_playbook(ctx: Context, project: AnsibleProject, playbook: str) -> int:
     private = runs / f"{stem}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
     private.mkdir()
     _prune(runs, stem)
-    env = {
-        "PATH": ansible_bin_dir() + os.pathsep + os.environ.get("PATH", ""),
-        "ANSIBLE_CONFIG": str(project_dir / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_FORCE_COLOR": "0",
-    }
-    collections = collections_path(ctx.plan.out_dir)
-    if collections is not None:
-        env["ANSIBLE_COLLECTIONS_PATH"] = collections
+    env = _runner_env(ctx, project_dir)
     hosts = ", ".join(project.hosts)
     ctx.reporter.say(f"  {project.path}/{playbook} on {hosts}")
     ctx.reporter.log(f"runner folder: {private}")
@@ -199,6 +192,38 @@ def run_playbook(ctx: Context, project: AnsibleProject, playbook: str) -> int:
             f"runner output in {private}" + (f"\n{tail}" if tail else "")
         )
     return progress.changed()
+
+
+def _runner_env(ctx: Context, project_dir: Path) -> dict[str, str]:
+    env = {
+        "PATH": ansible_bin_dir() + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_CONFIG": str(project_dir / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_FORCE_COLOR": "0",
+    }
+    collections = collections_path(ctx.plan.out_dir)
+    if collections is not None:
+        env["ANSIBLE_COLLECTIONS_PATH"] = collections
+    return env
+
+
+def check_slurm_nodes(ctx: Context, project: AnsibleProject) -> None:
+    """Check that every Slurm node is up (slurmd answers, the controller lists it usable).
+
+    Otherwise the error names each node that is not and why (archform.deploy.ready).
+    """
+    project_dir = ctx.plan.out_dir / project.path
+    runs = ctx.plan.state_dir / "runs"
+    stem = f"{project.document}-ready"
+    private = runs / f"{stem}-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    private.mkdir(parents=True)
+    _prune(runs, stem)
+    ctx.reporter.say(f"  Slurm nodes of {project.document}: slurmd on every compute host, sinfo")
+    try:
+        count = ready.wait_until_ready(private, project_dir, project, _runner_env(ctx, project_dir))
+    except RuntimeError as exc:
+        raise PhaseError(str(exc)) from None
+    ctx.reporter.say(f"    all {count} Slurm nodes up")
 
 
 def _tail(private: Path, lines: int = 15) -> str:

@@ -41,6 +41,7 @@ class AnsibleProject:
     inventory: str
     hosts: tuple[str, ...]
     cloud: bool
+    slurm: bool = True  # the acceptance phase first checks that every Slurm node is up
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,8 @@ class DeployPlan:
                 playbook = "site.yml" if phase == "ansible" else "validate.yml"
                 for ansible in self.ansible:
                     hosts = ", ".join(ansible.hosts)
+                    if phase == "acceptance" and ansible.slurm:
+                        lines.append("     check that every Slurm node is up (slurmd, sinfo)")
                     lines.append(f"     {ansible.path}/{playbook} on {hosts}")
         return lines
 
@@ -134,8 +137,9 @@ def build_plan(
         if has_ansible and isinstance(doc.model, TrainingCluster):
             cloud = doc.model.placement.provider != "onprem"
             inventory = "inventory/archform_inventory.py" if cloud else "inventory/hosts.yml"
+            slurm = doc.model.scheduler.kind == "slurm"
             ansible.append(
-                AnsibleProject(doc.name, ansible_dir, inventory, _hosts(doc.model), cloud)
+                AnsibleProject(doc.name, ansible_dir, inventory, _hosts(doc.model), cloud, slurm)
             )
     pulumi.sort(key=lambda p: (_ROLE_ORDER[p.role], docs.index(blueprints.by_name[p.document])))
     phases = ["generate"]

@@ -243,12 +243,6 @@ def test_roce_traffic_class_is_dscp_times_four() -> None:
     assert ("NCCL_IB_TC", 104) in nccl.nccl_conf(training_view(cluster))
 
 
-def test_busbw_floor_is_derived_from_the_fabric_per_algorithm() -> None:
-    floors = nccl.busbw_thresholds(training_view(_cluster("onprem-h100-ib-lustre")))
-    assert floors == {"ring": 320.0, "default": 320.0}  # 3200 Gb/s = 400 GB/s x 0.8
-    assert nccl.busbw_thresholds(training_view(_cluster("onprem-cpu-smoke"))) == {}
-
-
 def test_onprem_inventory_uses_host_ranges_and_says_addresses_are_missing() -> None:
     inv = _text(_cluster("onprem-h100-ib-lustre"), "inventory/hosts.yml")
     assert '"llm-pretrain-gpu[001:032]":' in inv and "ADDRESSES MUST BE FILLED IN" in inv

@@ -1,4 +1,4 @@
-"""NCCL environment per fabric, and the nccl-tests bus-bandwidth thresholds.
+"""NCCL environment per fabric (validate.yml busbw floors: render/targets/ansible/validate_vars).
 
 Sources (https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, NVIDIA/nccl source):
 - NCCL_IB_HCA / NCCL_SOCKET_IFNAME: '=' selects exact names (mlx5_1 would also match mlx5_10).
@@ -23,23 +23,6 @@ from archform.spec.catalog import load_catalog
 TCPXO_PROFILE = "/var/lib/tcpxo/lib64/nccl-env-profile.sh"
 TCPXO_LIB_DIR = "/var/lib/tcpxo/lib64"
 GIB_PROFILE = "/usr/local/gib/scripts/set_nccl_env.sh"
-
-# Fraction of the per-node fabric line rate that an all_reduce_perf ring run must reach
-# (bus bandwidth, large messages). NDR400 measures 46-48 GB/s per 50 GB/s NIC, i.e. 0.92-0.96
-# (nccl-tests#290); 0.80 leaves margin for a healthy but busy fabric. EFA, RoCE and
-# TCP-based fabrics have lower, less documented efficiency: their factors are margins chosen
-# here, not published numbers; adjust `nccl_busbw_min_gbytes` in group_vars after a baseline.
-RING_EFFICIENCY = {
-    "infiniband": 0.80,
-    "roce": 0.75,
-    "efa": 0.75,
-    "gpudirect_tcpxo": 0.60,
-    "gpudirect_tcpx": 0.50,
-    "ethernet": 0.50,
-}
-# One HGX H100/H200 node (NVLink + NVSwitch): 450 GB/s line rate, ~370 GB/s ring busbw,
-# ~480 GB/s allreduce peak with NVLS (nccl-tests#212, #290). Thresholds at 0.8 of those.
-SINGLE_NODE_NVSWITCH = {"ring": 296.0, "default": 360.0}
 
 
 def topo_file(instance_type: str | None) -> str | None:
@@ -128,19 +111,3 @@ def container_mounts(view: TrainingView) -> list[str]:
     if view.provider == "azure" and topo:
         out.append(topo.rsplit("/", 1)[0])
     return out
-
-
-def busbw_thresholds(view: TrainingView) -> dict[str, float]:
-    """Minimum all_reduce_perf bus bandwidth in GB/s per algorithm for the whole cluster."""
-    group = view.groups[0]
-    if not group.gpus_per_node:
-        return {}
-    if len(view.all_hostnames) == 1:
-        if group.nvswitch:
-            return dict(SINGLE_NODE_NVSWITCH)
-        return {}
-    line_rate = view.fabric.gbps_per_node / 8.0
-    ring = round(line_rate * RING_EFFICIENCY[view.fabric.kind], 1)
-    # NVLS/tree can exceed the NIC aggregate on few nodes, so the default algorithm is held
-    # to the ring floor (a lower bound), never to a higher NVLS figure.
-    return {"ring": ring, "default": ring}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archform.render.targets.ansible import nccl
+from archform.render.targets.ansible import nccl, validate_vars
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import TrainingView
 from archform.spec import slurm
@@ -149,11 +149,10 @@ def group_vars(view: TrainingView) -> GroupVars:
         ("enroot_local_path", cloud(view.provider).local_nvme_path),
         ("health_nhc", "nhc" in sched.health_checks),
         ("health_dcgm", "dcgm" in sched.health_checks),
-        ("nccl_busbw_min_gbytes", nccl.busbw_thresholds(view)),
-        ("nccl_tests_nodes", len(view.all_hostnames)),
         # srun MPI plugin for nccl-tests: PMIx (AWS samples), PMI-2 in Google's TCPXO example.
         ("nccl_tests_mpi", "pmi2" if fabric.kind == "gpudirect_tcpxo" else "pmix"),
     ]
+    out += validate_vars.group_vars(view)
     out += sorted(VERSIONS.items())
     return out
 
