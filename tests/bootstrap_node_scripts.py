@@ -209,7 +209,20 @@ def exercise(env: dict[str, str]) -> float:
         _failing_health_drains_the_node(env)
         _enroot_paths_resolve_on_local_nvme(env, files, enroot_mount)
     finally:
+        # Leave Slurm as the bootstrap made it, for the system tests after this one: no job
+        # left whose epilog could still run (a removed epilog drains the node with "Epilog
+        # error", and slurmctld keeps that state across restarts), the original slurm.conf
+        # live in the daemons before the scripts go, and the node resumed.
+        _settle(env)
         SLURM_CONF.write_text(original)
+        for daemon in ("slurmctld", "slurmd"):
+            subprocess.run(
+                [str(HELPER), "restart", daemon],
+                env=env,
+                capture_output=True,
+                check=False,
+                timeout=120,
+            )
         for path in (*install, DCGMI):
             path.unlink(missing_ok=True)
         shutil.rmtree(STATE, ignore_errors=True)
@@ -225,7 +238,42 @@ def exercise(env: dict[str, str]) -> float:
             check=False,
             timeout=60,
         )
+    _wait(lambda: _resumed(env), "the node to resume after the original slurm.conf is back")
     return time.monotonic() - start
+
+
+def _resumed(env: dict[str, str]) -> bool:
+    """Resume the node (once slurmctld answers again) and tell whether it is out of DRAIN."""
+    subprocess.run(
+        ["scontrol", "update", "nodename=localhost", "state=resume"],
+        env=env,
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    try:
+        return "DRAIN" not in _node(env)["State"]
+    except AssertionError:  # slurmctld still starting
+        return False
+
+
+def _settle(env: dict[str, str]) -> None:
+    """Cancel every job and wait until none is left (epilogs have run)."""
+    cancel = ["scancel", "--user=root"]
+    subprocess.run(cancel, env=env, capture_output=True, check=False, timeout=60)
+
+    def no_jobs() -> bool:
+        out = subprocess.run(
+            ["squeue", "-h", "-o", "%i"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+        return out.returncode == 0 and not out.stdout.strip()
+
+    _wait(no_jobs, "every job (and its epilog) to end", limit=120)
 
 
 def _healthy_job_runs_with_nccl_settings(env: dict[str, str], files: dict[str, str]) -> None:
