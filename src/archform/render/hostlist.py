@@ -1,4 +1,4 @@
-"""Slurm hostlist expressions: compress names into ranges (gpu[001-032])."""
+"""Slurm hostlist expressions (gpu[001-032]) and integer range lists (0-23,48-71)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,26 @@ def expand(expr: str) -> list[str]:
             for n in range(int(lo), int(hi or lo) + 1):
                 out.append(f"{prefix}{n:0{width}d}")
     return out
+
+
+def int_list(text: str) -> set[int]:
+    """'0-23,48-71' -> {0, ..., 23, 48, ..., 71} (Linux cpulist, gres.conf Cores= syntax)."""
+    out: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return out
+
+
+def int_ranges(values: list[int]) -> str:
+    """Sorted [0, 1, 2, 5] -> '0-2,5' (the inverse of `int_list`)."""
+    parts: list[str] = []
+    start = prev = values[0]
+    for value in [*values[1:], None]:
+        if value is not None and value == prev + 1:
+            prev = value
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if value is not None:
+            start = prev = value
+    return ",".join(parts)

@@ -23,20 +23,12 @@ import re
 import subprocess
 from pathlib import Path
 
-from archform.render.hostlist import expand
+from archform.render.hostlist import expand, int_list
 from archform.verify.checks.slurm_sandbox import conf_lines
 
 _RANGE = re.compile(r"(.*?)\[(\d+)-(\d+)\]$")
 # Regular files stand in for /dev/nvidiaN when this process cannot mknod (not root).
 _NOT_A_DEVICE = "is not a valid character or block device"
-
-
-def _ints(text: str) -> set[int]:
-    out: set[int] = set()
-    for part in text.split(","):
-        first, _, last = part.partition("-")
-        out.update(range(int(first), int(last or first) + 1))
-    return out
 
 
 def _files(expr: str) -> list[str]:
@@ -72,7 +64,7 @@ def affinity_problems(slurm_text: str, gres_text: str) -> list[str]:
         if "NodeName" not in fields or "File" not in fields:
             continue
         try:
-            cores = _ints(fields["Cores"]) if "Cores" in fields else None
+            cores = int_list(fields["Cores"]) if "Cores" in fields else None
         except ValueError:
             problems.append(f"{fields['NodeName']}: Cores={fields['Cores']} is no core list")
             continue

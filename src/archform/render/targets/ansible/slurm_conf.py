@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archform.render.hostlist import compress
+from archform.render.hostlist import compress, int_list, int_ranges
 from archform.render.targets.common.training_view import GroupView, TrainingView, leaves
 from archform.spec import slurm
 from archform.spec.slurm import SlurmVersion
@@ -236,29 +236,6 @@ def global_lines(view: TrainingView, version: SlurmVersion) -> list[Line]:
     return lines
 
 
-def _cpu_list(text: str) -> set[int]:
-    """'0-23,48-71' -> {0, ..., 23, 48, ..., 71} (Linux cpulist syntax)."""
-    out: set[int] = set()
-    for part in text.split(","):
-        first, _, last = part.partition("-")
-        out.update(range(int(first), int(last or first) + 1))
-    return out
-
-
-def _ranges(values: list[int]) -> str:
-    """[0, 1, 2, 5] -> '0-2,5'."""
-    parts: list[str] = []
-    start = prev = values[0]
-    for value in [*values[1:], None]:
-        if value is not None and value == prev + 1:
-            prev = value
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if value is not None:
-            start = prev = value
-    return ",".join(parts)
-
-
 def gpu_cores(group: GroupView) -> list[list[int]] | None:
     """Slurm core indices local to each GPU, from the catalog's OS CPU lists; None if unknown.
 
@@ -275,7 +252,7 @@ def gpu_cores(group: GroupView) -> list[list[int]] | None:
     threads = group.threads_per_core
     out: list[list[int]] = []
     for text in cpus:
-        ids = _cpu_list(text)
+        ids = int_list(text)
         cores = sorted({cpu % cores_total for cpu in ids})
         siblings = {core + k * cores_total for core in cores for k in range(threads)}
         if max(ids) >= cores_total * threads or ids != siblings:
@@ -325,7 +302,7 @@ def gres_lines(view: TrainingView, version: SlurmVersion) -> list[Line]:
             if index < count and cores[index] == cores[first]:
                 continue
             files = ("File", _devices(first, index - 1))
-            lines.append([*head, files, ("Cores", _ranges(cores[first]))])
+            lines.append([*head, files, ("Cores", int_ranges(cores[first]))])
             first = index
     return lines
 
