@@ -46,7 +46,8 @@ fi
 build_one() { # VERSION: download, configure, make, install (runs in its own shell: set -e holds)
   local v=$1 work deb src
   work=$(mktemp -d /tmp/archform-slurm-build.XXXXXX)
-  trap 'rm -rf "$work"' EXIT
+  # Expanded now: $work is local to this function, gone when the EXIT trap runs (set -u).
+  trap "rm -rf '$work'" EXIT
   cd "$work"
   # Only the upstream tarball: Debian's orig.tar.gz is SchedMD's release tarball.
   deb=$(apt-cache showsrc slurm-wlm | awk -v v="$v" '$1=="Version:" && index($2, v"-")==1 {print $2; exit}' || true)
