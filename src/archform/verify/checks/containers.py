@@ -153,7 +153,12 @@ def run_hooks(hooks: list[Path], needs: FabricNeeds, image_has: tuple[str, ...])
         errors = []
         for hook in hooks:
             done = subprocess.run(
-                ["bash", str(hook)], env=env, capture_output=True, text=True, timeout=60, check=False
+                ["bash", str(hook)],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
             )
             if done.returncode != 0:
                 errors.append(f"{hook.name} exited {done.returncode}: {done.stderr.strip()}")

@@ -21,9 +21,9 @@ from archform.render.targets.ansible.roles import GroupVars, Inventory
 from archform.render.targets.ansible.slurm_conf import ConfValue, SlurmContext
 from archform.render.targets.common import node_image
 from archform.render.targets.common.training_view import TrainingView, training_view
-from archform.spec.containers import FabricNeeds, load_containers
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
+from archform.spec.containers import FabricNeeds, load_containers
 from archform.spec.models.training import TrainingCluster
 
 ROOT = "ansible"
