@@ -139,3 +139,29 @@ def test_the_dlami_mount_is_kept_and_only_the_enroot_folder_is_made(tmp_path: Pa
             node.enroot_paths()
         finally:
             standin.unmount(node.stand)
+
+
+def test_a_disk_that_carries_someone_elses_file_system_is_never_formatted(tmp_path: Path) -> None:
+    """Only blank disks are striped and formatted; a signature archform did not write stays.
+
+    The script probes the disk itself (blkid -p) rather than trusting udev's database, which
+    this machine does not keep (lsblk then reports no FSTYPE at all).
+    """
+    _require_root()
+    files = _files(STEM)
+    with standin.loop_disk(tmp_path / "foreign.img") as disk:
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "userdata", disk.device], check=True)
+        node = Node(files, tmp_path, disk)
+        run = standin.run_boot(node.script, node.argv, disk.device, {node.mount: str(node.stand)})
+        try:
+            assert run.returncode == 0, run.stdout + run.stderr
+            assert not standin.is_mounted(node.stand), "a foreign disk was taken"
+            label = subprocess.run(
+                ["blkid", "-p", "-o", "value", "-s", "LABEL", disk.device],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.strip()
+            assert label == "userdata", "the disk was re-formatted"
+        finally:
+            standin.unmount(node.stand)
