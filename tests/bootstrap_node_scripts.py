@@ -18,13 +18,15 @@ Stand-ins, only for vendor tools Debian 12 does not ship (no dcgm, enroot or nhc
   with watches it exits 0 for every verdict and prints the report, whose JSON form
   (`--json`/`-j`, DcgmiOutputJson) carries body."Overall Health".value = Healthy, Warning or
   Failure. `diag --run 1`/`-r 1` exits 0 when every test passed (dcgmi/Diag.cpp).
-- enroot's configuration loader (NVIDIA/enroot enroot.in, config::init, config::export,
-  config::fini): bash with `set -euo pipefail`; each `KEY VALUE` line of enroot.conf whose
-  key matches ^ENROOT_[[:upper:]_]+$ is evaluated as `eval echo "${value}"` (an unset
-  variable is fatal) and exported unless the environment already sets it; "n"/"no"/"false"
-  values are unset; then the cache, data and runtime folders are created with umask 077.
-  The generated archform-local-nvme prepares the mount point first (no NVMe here: it
-  makes the folder on the root disk, as it does on a machine without instance storage).
+- enroot's start-up and its first use of the temporary path (tests/enroot_standin.py LOADER,
+  after NVIDIA/enroot v3.5.0 enroot.in and src/common.sh common::mktmpdir): run in a job
+  step, it evaluates the generated enroot.conf, creates only the folders enroot creates
+  (cache, data, runtime) and then needs `mktemp -d -p "${ENROOT_TEMP_PATH}"` to succeed.
+- the instance-store NVMe disk: a sparse file on a loop device (this machine has no instance
+  storage, and its kernel has no md driver, so only the single-disk path of the script runs).
+  The generated archform-local-nvme.service's ExecStart is run as systemd runs it at boot (no
+  systemd here); then a reboot (unmount, run it again) and a stop/start (the disk blanked,
+  run it again) are simulated, and the enroot paths are checked after each.
 
 The drain reason is Slurm's own: slurmctld drains a node whose prolog failed with reason
 "Prolog error" (SchedMD/slurm src/slurmctld/node_mgr.c). NHC is not run: Debian has no NHC
@@ -43,6 +45,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import enroot_standin as standin
 import support
 from archform.render.generate import build_files
 from archform.spec import load_paths
@@ -83,24 +86,6 @@ case "$command:$mode" in
 esac
 echo "stand-in: unsupported arguments: $*" >&2
 exit 1
-"""
-
-ENROOT_LOADER = r"""#!/bin/bash
-# enroot's configuration loader semantics (NVIDIA/enroot enroot.in, config::*), then the paths.
-set -euo pipefail
-while IFS=$' \t=' read -r key value; do
-    if [[ "${key}" =~ ^ENROOT_[[:upper:]_]+$ ]]; then
-        evaluated=$(eval echo "${value}")
-        export "${key}=${!key:-${evaluated}}"
-    fi
-done < "$1"
-for var in $(compgen -e "ENROOT_"); do
-    if [[ "${!var}" =~ ^(no?|N[oO]?|[fF](alse)?|FALSE)$ ]]; then unset "${var}"; fi
-done
-(umask 077 && mkdir -p "${ENROOT_CACHE_PATH}" "${ENROOT_DATA_PATH}" "${ENROOT_RUNTIME_PATH}")
-for var in ENROOT_RUNTIME_PATH ENROOT_CACHE_PATH ENROOT_DATA_PATH ENROOT_TEMP_PATH; do
-    echo "${var}=${!var}"
-done
 """
 
 
@@ -188,11 +173,7 @@ def exercise(env: dict[str, str]) -> float:
         assert not path.exists(), f"{path} exists already; this test would overwrite it"
     original = SLURM_CONF.read_text()
     made_device = not GPU_DEVICE.exists()
-    found = re.search(
-        r'^enroot_local_path: "?([^"\n]+)"?$', files["ansible/group_vars/all.yml"], re.M
-    )
-    assert found, "group_vars has no enroot_local_path"
-    enroot_mount = Path(found.group(1))
+    enroot_mount = Path(standin.enroot_local_path(files["ansible/group_vars/all.yml"]))
     made_mount = not enroot_mount.exists()
     try:
         for path, text in install.items():
@@ -207,7 +188,7 @@ def exercise(env: dict[str, str]) -> float:
         _restart(env)
         _healthy_job_runs_with_nccl_settings(env, files)
         _failing_health_drains_the_node(env)
-        _enroot_paths_resolve_on_local_nvme(env, files, enroot_mount)
+        _enroot_on_local_nvme_across_reboots(env, files, enroot_mount)
     finally:
         # Leave Slurm as the bootstrap made it, for the system tests after this one: no job
         # left whose epilog could still run (a removed epilog drains the node with "Epilog
@@ -312,31 +293,61 @@ def _failing_health_drains_the_node(env: dict[str, str]) -> None:
     _wait(lambda: "DRAIN" not in _node(env)["State"], "the node to resume")
 
 
-def _enroot_paths_resolve_on_local_nvme(
+def _enroot_on_local_nvme_across_reboots(
     env: dict[str, str], files: dict[str, str], mount: Path
 ) -> None:
-    """enroot.conf through enroot's loader semantics, in a job step: state on local NVMe."""
+    """Boot, reboot, stop/start: after each, every enroot path exists or enroot creates it."""
+    role = "ansible/roles/pyxis_enroot/files/"
     script = Path("/tmp/archform-local-nvme-under-test")
     loader = Path("/tmp/archform-enroot-loader-standin")
     conf = Path("/tmp/archform-enroot-under-test.conf")
-    try:
-        script.write_text(files["ansible/roles/pyxis_enroot/files/archform-local-nvme"])
-        script.chmod(0o755)
-        _run([str(script), str(mount)], env)
-        assert mount.is_dir()
-        loader.write_text(ENROOT_LOADER)
-        loader.chmod(0o755)
-        conf.write_text(files["ansible/roles/pyxis_enroot/files/enroot.conf"])
-        out = _run(["srun", "--nodes=1", "--time=1", str(loader), str(conf)], env)
-        resolved = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
-        home = os.environ.get("HOME", "/root")
-        uid = str(os.getuid())
-        for key in ("ENROOT_RUNTIME_PATH", "ENROOT_CACHE_PATH", "ENROOT_DATA_PATH"):
-            path = resolved[key]
-            assert path.startswith(f"{mount}/enroot/{uid}/"), (key, path)
-            assert not path.startswith(home + "/"), (key, path)
-            assert Path(path).is_dir(), f"the loader did not create {path}"
-        assert resolved["ENROOT_TEMP_PATH"].startswith(f"{mount}/"), resolved
-    finally:
-        for path in (script, loader, conf):
-            path.unlink(missing_ok=True)
+    argv = standin.boot_argv(files[role + "archform-local-nvme.service"])
+    assert argv[1:] == [str(mount), "enroot"], argv
+    marker = mount / "kept-across-reboot"
+    with standin.loop_disk(Path("/tmp/archform-instance-store-standin.img")) as disk:
+        try:
+            script.write_text(files[role + "archform-local-nvme"])
+            loader.write_text(standin.LOADER)
+            conf.write_text(files[role + "enroot.conf"])
+            _boot(script, argv, disk.device, mount)
+            paths = _enroot_paths_in_a_job(env, loader, conf, mount)
+            marker.write_text("written on the first boot\n")
+
+            standin.unmount(mount)  # reboot: the instance store keeps its file system
+            _boot(script, argv, disk.device, mount)
+            assert marker.is_file(), "the reboot re-created local NVMe instead of mounting it"
+            assert _enroot_paths_in_a_job(env, loader, conf, mount) == paths
+
+            standin.unmount(mount)  # stop/start: the disk comes back blank
+            disk.blank()
+            _boot(script, argv, disk.device, mount)
+            assert not marker.exists()
+            assert _enroot_paths_in_a_job(env, loader, conf, mount) == paths
+        finally:
+            standin.unmount(mount)
+            for path in (script, loader, conf):
+                path.unlink(missing_ok=True)
+
+
+def _boot(script: Path, argv: list[str], device: str, mount: Path) -> None:
+    """The unit's ExecStart as systemd runs it; local NVMe must end up mounted there."""
+    run = standin.run_boot(script, argv, device)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert standin.is_mounted(mount), f"{mount} is not mounted after boot: {run.stdout}"
+    assert standin.mode(mount / "enroot") == 0o1777
+
+
+def _enroot_paths_in_a_job(
+    env: dict[str, str], loader: Path, conf: Path, mount: Path
+) -> dict[str, str]:
+    """enroot's start-up and mktemp in a job step; the resolved paths, all on local NVMe."""
+    out = _run(["srun", "--nodes=1", "--time=1", "bash", str(loader), str(conf)], env)
+    resolved = standin.resolved(out)
+    home = os.environ.get("HOME", "/root")
+    uid = str(os.getuid())
+    for key in standin.PATH_KEYS:
+        path = resolved[key]
+        assert path.startswith(f"{mount}/enroot/{uid}"), (key, path)
+        assert not path.startswith(home + "/"), (key, path)
+        assert Path(path).is_dir(), f"nothing created {path}"
+    return resolved

@@ -1,9 +1,10 @@
 """Real bootstrap: the generated playbooks turn this (root, Debian) machine into a one-node
 Slurm cluster with ansible-runner, run a job, and are idempotent on a second run; then
 validate.yml passes, and fails naming the node once it is drained. Finally the generated
-node scripts (DCGM prolog/epilog, NCCL TaskProlog, enroot.conf on local NVMe) run under this
-cluster's Slurm around real jobs (tests/bootstrap_node_scripts.py, which names its stand-ins
-and their vendor sources)."""
+node scripts (DCGM prolog/epilog, NCCL TaskProlog, enroot.conf on local NVMe, the local NVMe
+boot unit across a simulated reboot and stop/start on a loop device standing in for the
+instance-store disk) run under this cluster's Slurm around real jobs
+(tests/bootstrap_node_scripts.py, which names its stand-ins and their vendor sources)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ GPU_TASKS = (
 
 def _require_root_debian() -> None:
     support.require_tool("apt-get", "dpkg-query", "ansible-playbook", "srun")
+    # The loop-device stand-in for instance-store NVMe (tests/enroot_standin.py).
+    support.require_tool("losetup", "mkfs.xfs", "wipefs", "blkid", "mountpoint")
     support.require_module("ansible_runner")
     if os.geteuid() != 0:
         if support.REQUIRE_TOOLS:

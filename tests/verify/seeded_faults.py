@@ -45,12 +45,33 @@ LUSTRE_REPO_TASK = (
     "\n"
 )
 
+# The task that adds NVIDIA's libnvidia-container repository (pyxis_enroot container_toolkit.yml).
+TOOLKIT_REPO_TASK = (
+    "- name: Add NVIDIA's libnvidia-container repository\n"
+    "  ansible.builtin.deb822_repository:\n"
+    '    name: "{{ container_toolkit_repo.name }}"\n'
+    "    types: deb\n"
+    "    uris: \"{{ container_toolkit_repo.uri | replace('{arch}', pyxis_enroot_deb_arch) }}\"\n"
+    '    suites: "{{ container_toolkit_repo.suite }}"\n'
+    '    signed_by: "{{ container_toolkit_repo.key }}"\n'
+    "    state: present\n"
+    "  when: image_container_toolkit | length == 0\n"
+    "\n"
+)
+
 # One training tree (ansible + slurm + pulumi apply) keeps the slow ansible-lint runs few.
 TRAIN = CLOUD = "aws-p5-efa-fsx"
 FLEET = "inference-3region-a10"
 AZURE = "azure-nd-h100-v5"  # gres.conf with Cores= (catalog GPU affinity)
+GCP = "gcp-a3-mega-tcpxo"  # TCPXO; an image without the NVIDIA Container Toolkit
 SLURM = "ansible/roles/slurm/files/"
 MUNGE = "ansible/roles/munge/tasks/main.yml"
+ENROOT_TASKS = "ansible/roles/pyxis_enroot/tasks/"
+ENROOT_FILES = "ansible/roles/pyxis_enroot/files/"
+# The enroot hook's loop over the folders it binds (TCPXO: the FasTrak plugin's).
+TCPXO_BIND = (
+    'for dir in /var/lib/tcpxo/lib64; do\n    if [ -d "${host}${dir}" ]; then\n        printf'
+)
 K8S = "kubernetes/eastus/"
 
 FAULTS: list[Fault] = [
@@ -193,6 +214,54 @@ FAULTS: list[Fault] = [
         '        uris: "{{ lustre_client_repo.uri',
         '        uris: "https://mirror.example.invalid/lustre{{ lustre_client_repo.uri',
         r"repository https://mirror\.example\.invalid/lustre",
+    ),
+    # The GCP accelerator image lacks the NVIDIA Container Toolkit (images.yaml): without NVIDIA's
+    # libnvidia-container repository nothing provides it.
+    Fault(
+        "package-container-toolkit-repository-removed",
+        "packages",
+        GCP,
+        ENROOT_TASKS + "container_toolkit.yml",
+        TOOLKIT_REPO_TASK,
+        "",
+        r"'nvidia-container-toolkit' has no source on image gcp-ubuntu-accelerator-22.04",
+    ),
+    # --- containers: enroot containers see the fabric's devices and the node's libraries ---
+    Fault(
+        "containers-efa-device-not-bound",
+        "containers",
+        TRAIN,
+        ENROOT_FILES + "fabric.fstab",
+        "/dev/infiniband /dev/infiniband none",
+        "/dev/infiniband-typo /dev/infiniband-typo none",
+        r"ENROOT_RESTRICT_DEV hides /dev/infiniband from containers",
+    ),
+    Fault(
+        "containers-mellanox-hook-off",
+        "containers",
+        AZURE,
+        ENROOT_FILES + "fabric.env",
+        "\nMELLANOX_VISIBLE_DEVICES=all\n",
+        "\nMELLANOX_VISIBLE_DEVICES=none\n",
+        r"environ\.d sets MELLANOX_VISIBLE_DEVICES=none, the infiniband fabric needs",
+    ),
+    Fault(
+        "containers-tcpxo-plugin-not-bound",
+        "containers",
+        GCP,
+        ENROOT_FILES + "fabric-hook.sh",
+        TCPXO_BIND,
+        TCPXO_BIND.replace("lib64;", "lib64-old;"),
+        r"no hook or mounts\.d line binds the node's /var/lib/tcpxo/lib64",
+    ),
+    Fault(
+        "containers-efa-stack-bound-over-the-images",
+        "containers",
+        TRAIN,
+        ENROOT_FILES + "fabric-hook.sh",
+        "        exit 0\n",
+        "        true\n",
+        r"an image with its own /opt/amazon/efa still gets the node's libraries",
     ),
     # --- pulumi: every program under pulumi.runtime.set_mocks with the real provider SDKs ---
     Fault(

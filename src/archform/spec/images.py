@@ -31,6 +31,7 @@ COMPONENTS = (
     "pmix",
     "lustre_client",
     "slurm",
+    "container_toolkit",
 )
 
 
@@ -61,6 +62,7 @@ class Image:
     ships: dict[str, str | None]
     preinstalled: tuple[str, ...]
     local_nvme: str | None
+    local_nvme_by_image: bool
     fabrics: dict[str, str]
     lustre: dict[str, str]
     archform_roles: bool
@@ -118,6 +120,7 @@ def _image(key: str, raw: dict[str, Any]) -> Image:
         ships=ships,
         preinstalled=tuple(str(p) for p in raw.get("preinstalled") or ()),
         local_nvme=raw.get("local_nvme"),
+        local_nvme_by_image=bool(raw.get("local_nvme_by_image", False)),
         fabrics={str(k): str(v) for k, v in (raw.get("fabrics") or {}).items()},
         lustre={str(k): str(v) for k, v in (raw.get("lustre") or {}).items()},
         archform_roles=bool(raw.get("archform_roles", True)),

@@ -99,14 +99,11 @@ def profile_sources(view: TrainingView) -> list[ProfileSource]:
 def container_mounts(view: TrainingView) -> list[str]:
     """Host folders bound read-only into every enroot container (besides /etc/nccl.conf).
 
-    TCPXO: the FasTrak plugin libraries, as Cluster Toolkit's a3mega examples mount them
-    (--container-mounts=/var/lib/tcpxo/lib64). Azure: the folder of NCCL_TOPO_FILE. EFA
-    containers bring their own aws-ofi-nccl and libfabric (binding the host's would replace them).
+    Azure: the folder of NCCL_TOPO_FILE. The fabric's own libraries (the TCPXO FasTrak plugin,
+    the EFA stack) are bound by the role's enroot hook from spec/data/containers.yaml, only
+    into images that carry none of their own.
     """
-    kind = view.fabric.kind
     out: list[str] = []
-    if kind == "gpudirect_tcpxo":
-        out.append(TCPXO_LIB_DIR)
     topo = topo_file(view.groups[0].instance_type)
     if view.provider == "azure" and topo:
         out.append(topo.rsplit("/", 1)[0])

@@ -23,10 +23,12 @@ from archform.render.targets.common import node_image
 from archform.render.targets.common.training_view import TrainingView, training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
+from archform.spec.containers import FabricNeeds, load_containers
 from archform.spec.models.training import TrainingCluster
 
 ROOT = "ansible"
 TEMPLATES = "ansible"
+ENROOT_SHARED_FOLDER = "enroot"
 EXECUTABLE = ("inventory/archform_inventory.py",)
 # Role files only one fabric kind's tasks use (roles/fabric/tasks/<kind>.yml); other trees
 # do not ship them.
@@ -85,6 +87,13 @@ class AnsibleContext:
     nccl_sources: list[ProfileSource]
     nccl_container_mounts: list[str]
     enroot_local_path: str
+    # The folder on local NVMe, made mode 1777 at every boot, under which enroot's own mkdir
+    # makes each user's paths (enroot.conf).
+    enroot_shared_folder: str
+    # True when the node image mounts enroot_local_path itself (images.yaml local_nvme_by_image).
+    local_nvme_by_image: bool
+    # Devices, hook settings and host libraries containers need for the fabric (containers.yaml).
+    fabric_needs: FabricNeeds
     storage_names: StorageNames
 
 
@@ -114,6 +123,9 @@ def context(cluster: TrainingCluster) -> AnsibleContext:
         nccl_sources=nccl.profile_sources(view),
         nccl_container_mounts=nccl.container_mounts(view),
         enroot_local_path=str(dict(group_vars)["enroot_local_path"]),
+        enroot_shared_folder=ENROOT_SHARED_FOLDER,
+        local_nvme_by_image=node_image.cluster_image(cluster).local_nvme_by_image,
+        fabric_needs=load_containers().fabric(view.fabric.kind),
         storage_names=StorageNames(
             lustre=[s.name for s in view.storage if s.kind == "lustre"],
             nfs=[s.name for s in view.storage if s.kind == "nfs"],

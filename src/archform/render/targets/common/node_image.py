@@ -78,6 +78,10 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, object]]:
         ("image_efa_installer", image.ships["efa_installer"] or ""),
         ("image_doca_ofed", image.ships["doca_ofed"] or ""),
         ("image_lustre_client", image.ships["lustre_client"] or ""),
+        # enroot's 98-nvidia.sh hook needs nvidia-container-cli; images without the toolkit get
+        # it from NVIDIA's libnvidia-container repository (spec/data/containers.yaml).
+        ("image_container_toolkit", image.ships["container_toolkit"] or ""),
+        ("container_toolkit_repo", _repo("libnvidia-container", image.codename)),
         ("image_nccl_conf_kept", provider == "azure" and image.has("nccl")),
         ("fabric_stack_source", fabric_kind),
         ("fabric_tcpxo_repo", _repo("gpudirect-tcpxo", image.codename) if tcpxo else None),
