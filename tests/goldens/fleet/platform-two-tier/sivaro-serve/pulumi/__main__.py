@@ -16,7 +16,28 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
-workload.check_release(FLEET["release"])
+
+def registry_release(pointer: dict | None) -> dict | None:
+    """The served release the registry records beside the model (`archform promote` writes
+    it), read with the deployer's credentials at every preview and up; None when none is."""
+    if pointer is None:
+        return None
+    listed = aws.s3.get_objects(bucket=pointer["bucket"], prefix=pointer["key"],
+                                region=pointer["region"])
+    if pointer["key"] not in (listed.keys or []):
+        return None
+    found = aws.s3.get_object(bucket=pointer["bucket"], key=pointer["key"],
+                              region=pointer["region"])
+    try:
+        doc = json.loads(found.body)
+    except (TypeError, ValueError) as exc:
+        raise RuntimeError(f"{pointer['uri']}: not a release document ({exc})") from None
+    if not isinstance(doc, dict):
+        raise RuntimeError(f"{pointer['uri']}: not a release document")
+    return doc
+
+
+workload.check_release(FLEET["release"], registry_release(FLEET["release"]["pointer"]))
 NAME = FLEET["name"]
 TAGS = {"archform:fleet": NAME}
 POOL_LABEL = "archform.io/pool"
