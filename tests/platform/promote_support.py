@@ -153,8 +153,11 @@ def s3_invokes(endpoint: str) -> dict[str, Any]:
 
     A stand-in for pulumi-aws's own implementation (there is no provider binary here): the
     same ListObjectsV2 and GetObject calls, made with boto3, mapped to the invokes' result
-    fields (`keys`; `body`, `etag`, `contentType`).
+    fields (`keys`; `body`, `etag`, `contentType`). An S3 error comes back as the invoke's
+    failure, which the SDK raises in the program as "invoke of <token> failed: ...".
     """
+    from botocore.exceptions import ClientError
+
     s3 = client(endpoint)
 
     def get_objects(args: dict[str, Any]) -> dict[str, Any]:
@@ -182,4 +185,17 @@ def s3_invokes(endpoint: str) -> dict[str, Any]:
             out["body"] = found["Body"].read().decode("utf-8")
         return out
 
-    return {"aws:s3/getObjects:getObjects": get_objects, "aws:s3/getObject:getObject": get_object}
+    def failing_as_the_provider(call: Any) -> Any:
+        def answer(args: dict[str, Any]) -> Any:
+            try:
+                return call(args)
+            except ClientError as exc:
+                error = exc.response.get("Error", {})
+                return {}, [("bucket", f"{error.get('Code')}: {error.get('Message')}")]
+
+        return answer
+
+    return {
+        "aws:s3/getObjects:getObjects": failing_as_the_provider(get_objects),
+        "aws:s3/getObject:getObject": failing_as_the_provider(get_object),
+    }

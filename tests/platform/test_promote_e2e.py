@@ -314,6 +314,24 @@ def test_a_fresh_checkout_serves_the_registry_release_or_refuses(
     _serves(pulled, "v12000", recomputed)
 
 
+def test_a_fleet_whose_registry_cannot_be_read_stops_before_any_resource(
+    endpoint: str, tmp_path: Path
+) -> None:
+    """The bundled single-region fleet serves from s3://corp-models-eu, which this S3 server
+    does not have: the program stops at its first step, naming the pointer and what the
+    deployer needs, instead of deploying a release nobody can check."""
+    support.require_module("pulumi", "pulumi_aws", "pulumi_kubernetes")
+    from archform.verify.pulumi_mock import MockProgramError, run_program
+
+    out = tmp_path / "h100"
+    generate(load_paths([support.BLUEPRINTS / "inference-h100-single-region.yaml"]), out)
+    with pytest.raises(MockProgramError) as stopped:
+        run_program(out / "pulumi", calls=s3_invokes(endpoint))
+    message = str(stopped.value)
+    assert "cannot read s3://corp-models-eu/llama-3.1-70b/_releases/h100-serve.json" in message
+    assert "NoSuchBucket" in message and "s3:ListBucket on s3://corp-models-eu" in message
+
+
 def test_a_promotion_that_raced_another_is_refused(
     tree: Path, checkpoint: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

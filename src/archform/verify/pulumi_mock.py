@@ -158,13 +158,14 @@ def run_program(
     project_dir: Path,
     config: dict[str, str] | None = None,
     stack: str = "mock",
-    calls: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] | None = None,
+    calls: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
 ) -> MockRun:
     """Execute `project_dir/__main__.py` under mocks; return what it registered.
 
     `calls` answers invokes by token (e.g. ``aws:s3/getObject:getObject``) from the
-    invoke's arguments, before the built-in answers; without one, an unknown invoke
-    returns nothing.
+    invoke's arguments, before the built-in answers: a result dict, or (result, [(property,
+    reason), ...]) for a failed invoke, as the SDK's Mocks.call. Without one, an unknown
+    invoke returns nothing.
     """
     import pulumi
     import pulumi.runtime
