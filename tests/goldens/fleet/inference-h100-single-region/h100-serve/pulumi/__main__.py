@@ -22,12 +22,19 @@ def registry_release(pointer: dict | None) -> dict | None:
     it), read with the deployer's credentials at every preview and up; None when none is."""
     if pointer is None:
         return None
-    listed = aws.s3.get_objects(bucket=pointer["bucket"], prefix=pointer["key"],
-                                region=pointer["region"])
-    if pointer["key"] not in (listed.keys or []):
+    where = dict(bucket=pointer["bucket"], region=pointer["region"])
+    try:
+        listed = aws.s3.get_objects(prefix=pointer["key"], **where)
+        found = (aws.s3.get_object(key=pointer["key"], **where)
+                 if pointer["key"] in (listed.keys or []) else None)
+    except Exception as exc:  # the provider's invoke error, re-raised with what to fix
+        raise RuntimeError(
+            f"cannot read {pointer['uri']}, the fleet's served release ({exc}): the registry "
+            "bucket must exist (a Platform's registry program creates it) and the deployer "
+            f"needs s3:ListBucket on s3://{pointer['bucket']} and s3:GetObject on the pointer"
+        ) from exc
+    if found is None:
         return None
-    found = aws.s3.get_object(bucket=pointer["bucket"], key=pointer["key"],
-                              region=pointer["region"])
     try:
         doc = json.loads(found.body)
     except (TypeError, ValueError) as exc:
