@@ -2,8 +2,10 @@
 standalone server over HTTP), and the tree `archform generate` writes for the bundled
 Platform (registry, promote.json and the fleet's program and manifests). Nothing of
 archform's is mocked. After a promotion the tree is generated again and the fleet's
-Pulumi program is run under mocks: it must serve the promoted version, and the program
-generated before the promotion must refuse to run (no revert).
+Pulumi program is run under mocks, its S3 invokes answered from the same server
+(promote_support.s3_invokes, a stand-in for the provider): it must serve the promoted
+version, and a program generated before the promotion, or in a fresh folder, must refuse
+to run (no revert).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from promote_support import client, env, moto_server
+from promote_support import client, env, hf_checkpoint, moto_server, s3_invokes
 
 import support
 from archform.promote import PromoteError, load_config, promote
@@ -31,6 +33,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 PLATFORM = support.BLUEPRINTS / "platform-two-tier.yaml"
 REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-1")
 INITIAL = "s3://sivaro-models/sivaro-13b/2026-11-01/"
+POINTER = "sivaro-13b/_releases/sivaro-serve.json"
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +69,9 @@ def _bucket_exists(s3: Any) -> bool:
 
 @pytest.fixture
 def checkpoint(tmp_path: Path) -> Path:
-    ckpt = tmp_path / "ckpt" / "step-012000"
-    (ckpt / "shards").mkdir(parents=True)
-    (ckpt / "config.json").write_text('{"layers": 40}\n')
-    for i in range(3):
-        # 1 MiB + i bytes, different per shard
-        block = hashlib.sha256(str(i).encode()).digest() * (1024 * 1024 // 32)
-        (ckpt / "shards" / f"model-{i:05d}.safetensors").write_bytes(block + bytes(i))
-    return ckpt
+    """A Hugging Face folder of the blueprint's model (real safetensors shards)."""
+    support.require_module("safetensors")
+    return hf_checkpoint(tmp_path / "ckpt" / "step-012000", shards=3)
 
 
 def _config(tree: Path) -> Path:
@@ -115,7 +113,7 @@ def _serves(tree: Path, version: str, checksum: str) -> None:
     for region, dep in _deployments(tree).items():
         template = dep["spec"]["template"]
         assert template["metadata"]["annotations"]["archform.io/model-version"] == version
-        assert template["metadata"]["annotations"]["archform.io/model-checksum"] == checksum
+        assert template["metadata"]["annotations"].get("archform.io/model-checksum", "") == checksum
         fetch = template["spec"]["initContainers"][0]
         values = {e["name"]: e["value"] for e in fetch["env"]}
         wanted = (
@@ -136,12 +134,13 @@ def _serves(tree: Path, version: str, checksum: str) -> None:
         kubernetes_validate.validate(obj, "1.30.0", strict=True)  # raises when invalid
 
 
-def _program_serves(project: Path) -> dict[str, str]:
-    """Run the fleet's Pulumi program under mocks; region -> the version each Deployment serves."""
+def _program_serves(project: Path, endpoint: str) -> dict[str, str]:
+    """Run the fleet's Pulumi program under mocks, its registry reads answered by the S3
+    server; region -> the version each Deployment serves."""
     support.require_module("pulumi", "pulumi_aws", "pulumi_kubernetes")
     from archform.verify.pulumi_mock import run_program
 
-    run = run_program(project)
+    run = run_program(project, calls=s3_invokes(endpoint))
     served = {}
     for dep in run.of_type("kubernetes:apps/v1:Deployment"):
         region = dep.name.split("-deployment-")[0]
@@ -213,10 +212,15 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
     assert manifest["source_run"] == "run-42" and manifest["created_at"] == "run-42"
     assert [f["path"] for f in manifest["files"]] == [
         "config.json",
-        "shards/model-00000.safetensors",
-        "shards/model-00001.safetensors",
-        "shards/model-00002.safetensors",
+        "generation_config.json",
+        "model-00001-of-00003.safetensors",
+        "model-00002-of-00003.safetensors",
+        "model-00003-of-00003.safetensors",
+        "model.safetensors.index.json",
+        "tokenizer.json",
+        "tokenizer_config.json",
     ]
+    assert "no release" in json.dumps(_pointer(s3)), "manual approval must not move the pointer"
 
     finish = [
         line.strip()
@@ -230,8 +234,7 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
     assert second.returncode == 0, second.stderr
     assert "not uploading" in second.stdout
 
-    release = json.loads((tree / "sivaro-serve" / "release.json").read_text())
-    assert release == {
+    expected = {
         "schema": "archform.release/v1",
         "model": "sivaro-13b",
         "version": "v12000",
@@ -239,19 +242,142 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
         "checksum": recomputed,
         "source_run": "run-42",
     }
+    # The registry records the release beside the model; the fleet folder keeps a copy.
+    assert _pointer(s3) == expected
+    assert json.loads((tree / "sivaro-serve" / "release.json").read_text()) == expected
+    assert "s3://sivaro-models/sivaro-13b/_releases/sivaro-serve.json serves v12000" in (
+        second.stdout
+    )
     stale = tree.parent / "stale-pulumi"
     shutil.copytree(tree / "sivaro-serve" / "pulumi", stale)
     _regenerate(tree)
     _serves(tree, "v12000", recomputed)
-    assert _program_serves(tree / "sivaro-serve" / "pulumi") == dict.fromkeys(REGIONS, "v12000")
-    # The program generated before the promotion, run beside the new release.json,
-    # refuses instead of rolling the fleet back to the blueprint's version.
+    assert _program_serves(tree / "sivaro-serve" / "pulumi", endpoint) == dict.fromkeys(
+        REGIONS, "v12000"
+    )
+    # The program generated before the promotion refuses instead of rolling the fleet back
+    # to the blueprint's version: the registry's release is not the one it was made for.
     shutil.rmtree(tree / "sivaro-serve" / "pulumi")
     shutil.copytree(stale, tree / "sivaro-serve" / "pulumi")
     from archform.verify.pulumi_mock import MockProgramError
 
-    with pytest.raises(MockProgramError, match="run `archform generate` again"):
-        _program_serves(tree / "sivaro-serve" / "pulumi")
+    with pytest.raises(MockProgramError, match="--from-registry"):
+        _program_serves(tree / "sivaro-serve" / "pulumi", endpoint)
+
+
+def _pointer(s3: Any) -> dict[str, Any]:
+    """The release pointer the registry holds ({"no release": ...} when there is none)."""
+    try:
+        return dict(json.loads(s3.get_object(Bucket="sivaro-models", Key=POINTER)["Body"].read()))
+    except s3.exceptions.NoSuchKey:
+        return {"no release": POINTER}
+
+
+def test_a_fresh_checkout_serves_the_registry_release_or_refuses(
+    tree: Path, checkpoint: Path, endpoint: str
+) -> None:
+    """Issue 20: after a promotion, `generate` into a fresh folder (a CI checkout) used to
+    render the blueprint's old version, and `pulumi up` rolled every region back. Now that
+    program refuses, and `generate --from-registry` serves the promoted version in every
+    region (and keeps the copy, so a plain regenerate there serves it too)."""
+    proc = _promote_cli(tree, checkpoint, endpoint, "--approve")
+    assert proc.returncode == 0, proc.stderr
+    recomputed, _ = _store_checksum(client(endpoint), "sivaro-13b/v12000/")
+
+    fresh = tree.parent / "ci-checkout"
+    generate(load_paths([PLATFORM]), fresh)
+    assert not (fresh / "sivaro-serve" / "release.json").exists()
+    _serves(fresh, "2026-11-01", "")  # the blueprint's version, as before
+    from archform.verify.pulumi_mock import MockProgramError
+
+    with pytest.raises(MockProgramError) as refused:
+        _program_serves(fresh / "sivaro-serve" / "pulumi", endpoint)
+    message = str(refused.value)
+    assert f"s3://sivaro-models/{POINTER} serves model version 'v12000'" in message
+    assert "generated for '2026-11-01'" in message and "--from-registry" in message
+
+    pulled = tree.parent / "ci-pulled"
+    cli = support.run_cli(
+        ["generate", str(PLATFORM), "-o", str(pulled), "--from-registry"],
+        env=env(endpoint),
+        timeout=180,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert f"sivaro-serve: serves v12000 as s3://sivaro-models/{POINTER} records" in cli.stdout
+    _serves(pulled, "v12000", recomputed)
+    assert _program_serves(pulled / "sivaro-serve" / "pulumi", endpoint) == dict.fromkeys(
+        REGIONS, "v12000"
+    )
+    copy = (pulled / "sivaro-serve" / "release.json").read_bytes()
+    assert json.loads(copy) == _pointer(client(endpoint))
+    _regenerate(pulled)
+    _serves(pulled, "v12000", recomputed)
+
+
+def test_a_fleet_whose_registry_cannot_be_read_stops_before_any_resource(
+    endpoint: str, tmp_path: Path
+) -> None:
+    """The bundled single-region fleet serves from s3://corp-models-eu, which this S3 server
+    does not have: the program stops at its first step, naming the pointer and what the
+    deployer needs, instead of deploying a release nobody can check."""
+    support.require_module("pulumi", "pulumi_aws", "pulumi_kubernetes")
+    from archform.verify.pulumi_mock import MockProgramError, run_program
+
+    out = tmp_path / "h100"
+    generate(load_paths([support.BLUEPRINTS / "inference-h100-single-region.yaml"]), out)
+    with pytest.raises(MockProgramError) as stopped:
+        run_program(out / "pulumi", calls=s3_invokes(endpoint))
+    message = str(stopped.value)
+    assert "cannot read s3://corp-models-eu/llama-3.1-70b/_releases/h100-serve.json" in message
+    assert "NoSuchBucket" in message and "s3:ListBucket on s3://corp-models-eu" in message
+
+
+def test_a_promotion_that_raced_another_is_refused(
+    tree: Path, checkpoint: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pointer is replaced only if it is still what promote read (If-None-Match here:
+    there was none); a writer in between wins and this promotion changes nothing."""
+    for key, value in env(endpoint).items():
+        monkeypatch.setenv(key, value)
+    other = client(endpoint)
+    theirs = {
+        "schema": "archform.release/v1",
+        "model": "sivaro-13b",
+        "version": "v11000",
+        "source": "s3://sivaro-models/sivaro-13b/v11000/",
+        "checksum": "sha256:" + "b" * 64,
+        "source_run": "run-41",
+    }
+
+    def race() -> None:
+        other.put_object(
+            Bucket="sivaro-models",
+            Key=POINTER,
+            Body=json.dumps(theirs).encode(),
+            ContentType="application/json",
+        )
+
+    with pytest.raises(UsageError, match="changed while this promotion ran"):
+        promote(
+            load_config(_config(tree)),
+            checkpoint=checkpoint,
+            version="v12000",
+            run_id="run-42",
+            approve=True,
+            after_upload=race,
+        )
+    assert _pointer(other) == theirs
+    assert not (tree / "sivaro-serve" / "release.json").exists()
+    # With the pointer read afresh, the next promotion replaces it (If-Match on its ETag).
+    result = promote(
+        load_config(_config(tree)),
+        checkpoint=checkpoint,
+        version="v12000",
+        run_id="run-42",
+        approve=True,
+    )
+    assert result.previous is not None and result.previous.version == "v11000"
+    assert _pointer(other)["version"] == "v12000"
 
 
 def test_automatic_approval_rolls_immediately_and_a_second_version_rolls_again(
@@ -268,7 +394,7 @@ def test_automatic_approval_rolls_immediately_and_a_second_version_rolls_again(
     first = _deployments(tree)["eu-west-1"]["spec"]["template"]
     assert first["metadata"]["annotations"]["archform.io/model-version"] == "v12000"
 
-    (checkpoint / "config.json").write_text('{"layers": 40, "step": 13000}\n')
+    (checkpoint / "generation_config.json").write_text('{"bos_token_id": 1, "step": 13000}\n')
     again = support.run_cli(
         [
             "promote",
@@ -289,12 +415,14 @@ def test_automatic_approval_rolls_immediately_and_a_second_version_rolls_again(
     recomputed, _ = _store_checksum(client(endpoint), "sivaro-13b/v13000/")
     assert recomputed != first["metadata"]["annotations"]["archform.io/model-checksum"]
     _serves(tree, "v13000", recomputed)
-    assert _program_serves(tree / "sivaro-serve" / "pulumi") == dict.fromkeys(REGIONS, "v13000")
+    assert _program_serves(tree / "sivaro-serve" / "pulumi", endpoint) == dict.fromkeys(
+        REGIONS, "v13000"
+    )
 
 
 def test_a_published_version_is_immutable(tree: Path, checkpoint: Path, endpoint: str) -> None:
     assert _promote_cli(tree, checkpoint, endpoint).returncode == 0
-    (checkpoint / "config.json").write_text('{"layers": 41}\n')
+    (checkpoint / "generation_config.json").write_text('{"bos_token_id": 3}\n')
     proc = _promote_cli(tree, checkpoint, endpoint, "--approve")
     assert proc.returncode == 2
     assert "already holds a different checkpoint" in proc.stderr
@@ -312,7 +440,7 @@ def test_an_object_tampered_with_after_upload_is_detected(
     def tamper() -> None:
         other.put_object(
             Bucket="sivaro-models",
-            Key="sivaro-13b/v12000/shards/model-00001.safetensors",
+            Key="sivaro-13b/v12000/model-00002-of-00003.safetensors",
             Body=b"not the weights",
         )
 
@@ -326,7 +454,7 @@ def test_an_object_tampered_with_after_upload_is_detected(
             after_upload=tamper,
         )
     assert len(caught.value.problems) == 1
-    assert "shards/model-00001.safetensors: sha256" in caught.value.problems[0]
+    assert "model-00002-of-00003.safetensors: sha256" in caught.value.problems[0]
     assert _manifest_bytes(tree) == before, "a failed verification must not roll the fleet"
 
 

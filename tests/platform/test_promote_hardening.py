@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from promote_support import client, env, free_port, moto_server
+from promote_support import client, env, free_port, hf_checkpoint, moto_server
 
 import support
 from archform.render.generate import build_files
@@ -42,11 +42,9 @@ def config(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def checkpoint(tmp_path: Path) -> Path:
-    ckpt = tmp_path / "ckpt"
-    (ckpt / "shards").mkdir(parents=True)
-    (ckpt / "config.json").write_text('{"layers": 40}\n')
-    (ckpt / "shards" / "model-00000.safetensors").write_bytes(b"\x00" * 4096)
-    return ckpt
+    """A Hugging Face folder of the blueprint's model (real safetensors shards)."""
+    support.require_module("safetensors")
+    return hf_checkpoint(tmp_path / "ckpt", shards=1)
 
 
 def promote(
@@ -86,6 +84,7 @@ def test_a_symlinked_file_in_the_checkpoint_is_refused(
 ) -> None:
     secret = tmp_path / "id_rsa"
     secret.write_text("PRIVATE KEY\n")
+    (checkpoint / "shards").mkdir()
     (checkpoint / "shards" / "extra.bin").symlink_to(secret)
     code, err = promote(config, checkpoint)
     assert code == 2

@@ -80,6 +80,26 @@ def test_bucket_policy_denies_plain_http_and_grants_nothing(run: Any) -> None:
     assert decision(policy, "s3:GetObject", f"{BUCKET}/sivaro-13b/v1/a.bin") == "deny"
 
 
+def test_release_pointers_may_only_be_written_conditionally(run: Any) -> None:
+    """Issue 20 (releases as the registry's truth): the bucket policy refuses a PutObject of
+    a release pointer that carries neither If-Match nor If-None-Match, so only a writer that
+    read the pointer first (archform promote) can replace it. IAM ANDs the keys inside one
+    Null condition: the Deny applies when both headers are absent."""
+    policy = _one(run, "aws:s3/bucketPolicy:BucketPolicy")["policy"]
+    (guard,) = [st for st in statements(policy) if "Null" in st.get("Condition", {})]
+    assert guard["Effect"] == "Deny" and guard["Principal"] == "*"
+    assert guard["Action"] == "s3:PutObject"
+    assert guard["Condition"]["Null"] == {"s3:if-match": "true", "s3:if-none-match": "true"}
+    only = {"Version": "2012-10-17", "Statement": [guard]}
+    pointer = f"{BUCKET}/sivaro-13b/_releases/sivaro-serve.json"
+    assert decision(only, "s3:PutObject", pointer) == "deny"
+    # ...and it covers the pointers only: checkpoint uploads (multipart, no conditional
+    # headers) are not affected.
+    shard = f"{BUCKET}/sivaro-13b/v1/model-00001-of-00002.safetensors"
+    assert decision(only, "s3:PutObject", shard) == "implicit-deny"
+    assert run.outputs["release_prefix"] == "sivaro-13b/_releases/"
+
+
 def test_lifecycle_expires_noncurrent_versions(run: Any) -> None:
     rules = _one(run, "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration")["rules"]
     assert rules[0]["status"] == "Enabled"
@@ -112,33 +132,48 @@ def test_training_writer_can_put_the_model_prefix_only(run: Any) -> None:
     assert _attached(run, "sivaro-train-registry-writer") == [run.outputs["writer_policy_arn"]]
 
 
-def test_inference_reader_can_read_but_never_write(run: Any) -> None:
-    policy = _policy(run, "sivaro-serve-registry-reader")
-    obj = f"{BUCKET}/sivaro-13b/2026-11-30/model.safetensors"
-    assert allows(policy, "s3:GetObject", obj)
-    assert allows(policy, "s3:ListBucket", BUCKET)
-    for action in ("s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload", "s3:PutObjectAcl"):
-        assert not allows(policy, action, obj), action
-    actions = {
-        a
-        for st in statements(policy)
-        for a in ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])
-    }
-    assert actions == {"s3:GetObject", "s3:ListBucket"}
-    assert _attached(run, "sivaro-serve-registry-reader") == [run.outputs["reader_policy_arn"]]
-
-
-def test_roles_trust_only_the_training_nodes_and_the_fleet_service_account(run: Any) -> None:
+def test_the_writer_role_trusts_only_the_training_nodes(run: Any) -> None:
     roles = {
         r.name: json.loads(r.inputs["assumeRolePolicy"]) for r in run.of_type("aws:iam/role:Role")
     }
     writer = roles["sivaro-train-registry-writer"]["Statement"][0]
     assert writer["Condition"]["ArnLike"]["aws:PrincipalArn"].endswith(":role/sivaro-train-node-*")
-    reader = roles["sivaro-serve-registry-reader"]["Statement"][0]
-    assert reader["Principal"] == {"Service": "pods.eks.amazonaws.com"}
-    tags = reader["Condition"]["StringEquals"]
-    assert tags["aws:RequestTag/kubernetes-namespace"] == "sivaro-serve"
-    assert tags["aws:RequestTag/kubernetes-service-account"] == "model-reader"
+
+
+def test_the_registry_creates_no_reader_the_fleet_reads_with_its_own_roles(
+    tmp_path: Path, run: Any
+) -> None:
+    """Issue 20: the registry program made a reader role for the fleet's service account that
+    no Pod Identity association ever named (the fleet program binds `model-reader` to its own
+    per-region roles). It is gone; the fleet's own roles are what read the registry."""
+    roles = {
+        r.name: json.loads(r.inputs["assumeRolePolicy"]) for r in run.of_type("aws:iam/role:Role")
+    }
+    assert set(roles) == {"sivaro-train-registry-writer"}
+    assert not any("pods.eks.amazonaws.com" in json.dumps(doc) for doc in roles.values())
+    assert [p.name for p in run.of_type("aws:iam/policy:Policy")] == [
+        "sivaro-train-registry-writer"
+    ]
+    assert not {k for k in run.outputs if k.startswith("reader")}
+
+    from archform.verify.pulumi_mock import run_program
+
+    out = tmp_path / "out"
+    write_tree(out, build_files(load_paths([PLATFORM])))
+    fleet = run_program(out / "sivaro-serve" / "pulumi")
+    associations = {
+        a.name: a for a in fleet.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+    }
+    inline = {p.name: p.inputs["policy"] for p in fleet.of_type("aws:iam/rolePolicy:RolePolicy")}
+    version = f"{BUCKET}/sivaro-13b/2026-11-01/model-00001-of-00002.safetensors"
+    # Serving pods in the registry's region read it directly; every region's stage Job reads
+    # it to copy (or check) the version.
+    assert associations["useast1-model-reader"].inputs["serviceAccount"] == "model-reader"
+    assert allows(inline["useast1-model-reader"], "s3:GetObject", version)
+    for key in ("useast1", "euwest1", "apsoutheast1"):
+        assert associations[f"{key}-model-replicator"].inputs["namespace"] == "sivaro-serve"
+        assert allows(inline[f"{key}-model-replicator"], "s3:GetObject", version), key
+        assert not allows(inline[f"{key}-model-replicator"], "s3:PutObject", version), key
 
 
 def test_promote_config_names_bucket_model_and_fleet_release(tmp_path: Path) -> None:
@@ -151,10 +186,20 @@ def test_promote_config_names_bucket_model_and_fleet_release(tmp_path: Path) -> 
     }
     assert config["model"] == "sivaro-13b"
     assert config["approval"] == "manual"
-    # The fleet's release file sits in the fleet's own generated folder.
+    # The served release lives in the registry beside the model; its copy sits in the
+    # fleet's own generated folder.
     assert config["fleet"] == {
         "name": "sivaro-serve",
         "release_file": "../../sivaro-serve/release.json",
+        "release_pointer": "s3://sivaro-models/sivaro-13b/_releases/sivaro-serve.json",
+    }
+    # What the fleet's vLLM loads, with the shape the blueprint declares for sivaro-13b.
+    assert config["checkpoint"] == {
+        "server": "vllm",
+        "format": "huggingface",
+        "layers": 40,
+        "kv_heads": 40,
+        "head_dim": 128,
     }
     assert "sivaro-serve/pulumi/__main__.py" in files
     readme = files["sivaro/promote/README.md"].decode()
@@ -216,8 +261,9 @@ def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -
     assert actions["AbortIncompleteMultipartUpload"]["age"] >= 1
 
     accounts = {r.name: r.inputs for r in run.of_type("gcp:serviceaccount/account:Account")}
+    # No reader account: the GKE fleet grants its Workload Identity principals directly.
+    assert set(accounts) == {"writer"}
     assert accounts["writer"]["accountId"] == "sivaro-train-reg-writer"
-    assert accounts["reader"]["accountId"] == "sivaro-serve-reg-reader"
     grants = {r.name: r.inputs for r in run.of_type("gcp:storage/bucketIAMMember:BucketIAMMember")}
     roles = {}
     for name, grant in grants.items():
@@ -226,13 +272,8 @@ def test_gcp_registry_is_private_versioned_and_least_privilege(tmp_path: Path) -
             'startsWith("projects/_/buckets/sivaro-models/objects/sivaro-13b/")'
             in grant["condition"]["expression"]
         ), name
-    assert roles == {
-        "writer": {"roles/storage.objectCreator", "roles/storage.objectViewer"},
-        "reader": {"roles/storage.objectViewer"},
-    }  # reader cannot create
-    wi = _one(run, "gcp:serviceaccount/iAMMember:IAMMember")
-    assert wi["role"] == "roles/iam.workloadIdentityUser"
-    assert wi["member"] == "serviceAccount:proj-1.svc.id.goog[sivaro-serve/model-reader]"
+    assert roles == {"writer": {"roles/storage.objectCreator", "roles/storage.objectViewer"}}
+    assert not run.of_type("gcp:serviceaccount/iAMMember:IAMMember")
 
 
 def test_service_account_ids_fit_gcp_limits() -> None:

@@ -9,7 +9,6 @@ to a temporary folder (the only change made to the generated text).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from promote_support import CREDENTIALS, client, moto_server
+from promote_support import CREDENTIALS, client, hf_checkpoint, moto_server
 
 import support
 from archform.promote import load_config, promote
@@ -73,13 +72,8 @@ def published(tmp_path: Path, endpoint: str, monkeypatch: pytest.MonkeyPatch) ->
             s3.create_bucket(
                 Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region}
             )
-    ckpt = tmp_path / "ckpt"
-    (ckpt / "shards").mkdir(parents=True)
-    (ckpt / "config.json").write_text('{"layers": 40}\n')
-    for i in range(2):
-        (ckpt / "shards" / f"model-{i}.safetensors").write_bytes(
-            hashlib.sha256(str(i).encode()).digest() * 4096
-        )
+    support.require_module("safetensors")
+    ckpt = hf_checkpoint(tmp_path / "ckpt", shards=2)
     out = tmp_path / "out"
     write_tree(out, build_files(load_paths([PLATFORM])))
     config = load_config(out / "sivaro" / "promote" / "promote.json")
@@ -145,28 +139,32 @@ def test_stage_copies_the_promoted_version_and_pods_verify_it(
         for name in (
             "SHA256SUMS",
             "config.json",
+            "generation_config.json",
             "manifest.json",
-            "shards/model-0.safetensors",
-            "shards/model-1.safetensors",
+            "model-00001-of-00002.safetensors",
+            "model-00002-of-00002.safetensors",
+            "model.safetensors.index.json",
+            "tokenizer.json",
+            "tokenizer_config.json",
         )
     ]
     pod = _run(fetch, tmp_path / "pod", endpoint)
     assert pod.returncode == 0, pod.stderr
     assert f"verified v7 ({published['checksum']})" in pod.stdout
     weights = tmp_path / "pod" / "models" / "weights"
-    assert (weights / "shards" / "model-1.safetensors").read_bytes() == (
-        published["ckpt"] / "shards" / "model-1.safetensors"
+    assert (weights / "model-00002-of-00002.safetensors").read_bytes() == (
+        published["ckpt"] / "model-00002-of-00002.safetensors"
     ).read_bytes()
 
     # A replica object changed after staging: the pod refuses to start the server.
     client(endpoint).put_object(
         Bucket=published["replica"],
-        Key="models/sivaro-13b/v7/shards/model-1.safetensors",
+        Key="models/sivaro-13b/v7/model-00002-of-00002.safetensors",
         Body=b"corrupted",
     )
     tampered = _run(fetch, tmp_path / "pod2", endpoint)
     assert tampered.returncode != 0
-    assert "shards/model-1.safetensors: FAILED" in tampered.stderr
+    assert "model-00002-of-00002.safetensors: FAILED" in tampered.stderr
 
 
 def test_stage_and_pods_refuse_a_version_other_than_the_release(

@@ -72,17 +72,19 @@ def promote(
                 finish += ["--created-at", created_at]
             if endpoint_url is not None:
                 finish += ["--endpoint-url", endpoint_url]
-            typer.echo("approval is manual: the fleet still serves the previous version.")
+            serving = result.previous.version if result.previous else "the blueprint's version"
+            typer.echo(f"approval is manual: the fleet still serves {serving}.")
             typer.echo("to roll the fleet to this version, run:")
             typer.echo("  " + shlex.join([*finish, "--approve"]))
             return
         before = result.previous.version if result.previous else "the blueprint's version"
         state = "recorded" if result.changed else "already recorded"
-        typer.echo(f"{state}: {result.release_file} serves {version} (was {before})")
+        typer.echo(f"{state}: {result.pointer_uri} serves {version} (was {before})")
+        typer.echo(f"copied to {result.release_file}")
         typer.echo(
-            "roll the fleet: `archform generate` (it reads that file), then `pulumi up` in "
-            "the fleet's pulumi/ folder; each region stages and verifies the version before "
-            "its Deployment rolls"
+            "roll the fleet: `archform generate` (it reads that copy; in another folder, "
+            "`archform generate --from-registry`), then `pulumi up` in the fleet's pulumi/ "
+            "folder; each region stages and verifies the version before its Deployment rolls"
         )
 
     guarded(run)

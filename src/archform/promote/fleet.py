@@ -1,10 +1,8 @@
-"""Point the fleet at a model version: record it as the fleet's served release.
+"""The fleet's local copy of its served release: ``release.json`` in its generated folder.
 
-The release file (``release.json`` in the fleet's generated folder, see
-`archform.spec.release`) is the one place that says which version the fleet serves.
-`archform generate` builds the fleet's Deployments and stage Jobs from it, and the
-generated Pulumi program refuses to run when it was generated for another release, so a
-later `pulumi up` can never quietly undo a promotion. The file is replaced atomically.
+The registry's release pointer is the truth (`archform.spec.release`); promote writes this
+copy after the pointer, so `archform generate` in the same folder renders the fleet's
+Deployments and stage Jobs for that version. The file is replaced atomically.
 """
 
 from __future__ import annotations
@@ -12,10 +10,13 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
+from archform.promote import store
 from archform.spec import UsageError
-from archform.spec.release import Release, load_release
+from archform.spec.models.inference import InferenceFleet
+from archform.spec.release import Release, load_release, pointer_uri
 
 
 def check_fleet(release_file: Path) -> Release | None:
@@ -46,3 +47,29 @@ def write_release(release_file: Path, release: Release) -> bool:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryRelease:
+    """What the registry records for one fleet (`release` None: nothing recorded)."""
+
+    fleet: str
+    uri: str
+    release: Release | None
+
+
+def registry_release(fleet: InferenceFleet, endpoint_url: str | None) -> RegistryRelease | None:
+    """The release the registry records for `fleet`; None when its registry holds no pointer.
+
+    Only S3 registries hold pointers (promote speaks the S3 API). The bucket is read in the
+    region of `model.source`, as the fleet's program does.
+    """
+    if not fleet.model.source.startswith("s3://"):
+        return None
+    uri = pointer_uri(fleet.model.source, fleet.name)
+    bucket, _, key = uri.removeprefix("s3://").partition("/")
+    region = fleet.model.source_region or fleet.placement.all_regions[0]
+    registry = store.connect(bucket, region, endpoint_url)
+    with store.registry_errors(bucket, endpoint_url):
+        pointer = store.read_pointer(registry, key)
+    return RegistryRelease(fleet.name, uri, pointer.release)

@@ -146,10 +146,8 @@ def checkpoint_files(checkpoint: Path) -> list[tuple[str, Path]]:
     return sorted(found)
 
 
-def build_manifest(
-    checkpoint: Path, *, model: str, version: str, run_id: str, created_at: str | None = None
-) -> ModelManifest:
-    """Hash every checkpoint file; same inputs give the same manifest bytes."""
+def check_names(version: str, run_id: str) -> None:
+    """Refuse a version or run id that cannot be an object key segment or a label."""
     if not VERSION.fullmatch(version):
         raise UsageError(
             f"version {version!r} is not valid",
@@ -157,6 +155,13 @@ def build_manifest(
         )
     if not RUN_ID.fullmatch(run_id):
         raise UsageError(f"run id {run_id!r} is not valid", "letters, digits and ._:@+- (max 256)")
+
+
+def build_manifest(
+    checkpoint: Path, *, model: str, version: str, run_id: str, created_at: str | None = None
+) -> ModelManifest:
+    """Hash every checkpoint file; same inputs give the same manifest bytes."""
+    check_names(version, run_id)
     entries = []
     for rel, path in checkpoint_files(checkpoint):
         size, digest = hash_file(path)

@@ -1,4 +1,8 @@
-"""One promotion: hash, upload, verify, then (approved) point the fleet at the version."""
+"""One promotion: check, hash, upload, verify, then (approved) point the fleet at the version.
+
+Pointing the fleet at a version writes the release pointer in the registry (conditionally:
+a promotion that raced another one is refused) and then its copy in the fleet's folder.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from archform.promote import fleet, store
+from archform.promote.checkpoint import CheckedCheckpoint, check_checkpoint
 from archform.promote.config import PromoteConfig
-from archform.promote.manifest import MANIFEST_NAME, ModelManifest, build_manifest
+from archform.promote.manifest import (
+    MANIFEST_NAME,
+    ModelManifest,
+    build_manifest,
+    check_names,
+    checkpoint_files,
+)
 from archform.spec import UsageError
 from archform.spec.release import Release
 
@@ -29,9 +40,12 @@ class PromoteResult:
     uri: str
     uploaded: bool
     rolled: bool
+    pointer_uri: str
     release_file: Path | None = None
+    # The release the registry's pointer named before (None: none recorded yet).
     previous: Release | None = None
     changed: bool = False
+    checked: CheckedCheckpoint | None = None
 
 
 def promote(
@@ -52,16 +66,34 @@ def promote(
     is uploaded (so `--approve` can finish a manual promotion), with other contents the
     promotion is refused. `after_upload` runs between upload and verification.
     """
+    check_names(version, run_id)
+    # The serving engine must be able to load it: checked on the headers, before hashing.
+    files = [rel for rel, _ in checkpoint_files(checkpoint)]
+    checked = check_checkpoint(checkpoint, files, config.checkpoint, config.model)
+    if checked is None:
+        log(
+            f"checkpoint layout not checked: archform has none on record for "
+            f"{config.checkpoint.server}"
+        )
+    else:
+        shape = ", ".join(f"{k} {v}" for k, v in sorted(checked.shape.items()))
+        log(
+            f"checked: {checked.weight_files} safetensors file(s), {checked.tensors} tensors, "
+            f"{shape}"
+        )
     local = build_manifest(
         checkpoint, model=config.model, version=version, run_id=run_id, created_at=created_at
     )
     # Every fleet check runs before anything is uploaded.
-    previous = fleet.check_fleet(config.release_file)
+    fleet.check_fleet(config.release_file)
     registry = store.connect(config.bucket, config.region, endpoint_url)
     with store.registry_errors(config.bucket, endpoint_url):
-        return _publish(
-            config, checkpoint, version, local, registry, approve, after_upload, log, previous
+        pointer = store.read_pointer(registry, config.release_key)
+        result = _publish(
+            config, checkpoint, version, local, registry, approve, after_upload, log, pointer
         )
+    result.checked = checked
+    return result
 
 
 def _publish(
@@ -73,7 +105,7 @@ def _publish(
     approve: bool,
     after_upload: Callable[[], None] | None,
     log: Callable[[str], None],
-    previous: Release | None,
+    pointer: store.Pointer,
 ) -> PromoteResult:
     prefix = config.version_prefix(version)
     uri = config.version_uri(version)
@@ -109,7 +141,12 @@ def _publish(
         )
     log(f"verified {manifest.checksum}")
     result = PromoteResult(
-        manifest=manifest, uri=uri, uploaded=uploaded, rolled=False, previous=previous
+        manifest=manifest,
+        uri=uri,
+        uploaded=uploaded,
+        rolled=False,
+        pointer_uri=config.release_uri,
+        previous=pointer.release,
     )
     if config.approval == "manual" and not approve:
         return result
@@ -120,7 +157,23 @@ def _publish(
         checksum=manifest.checksum,
         source_run=manifest.source_run,
     )
-    result.changed = fleet.write_release(config.release_file, release)
+    if pointer.raw != release.to_json():
+        try:
+            store.write_pointer(registry, config.release_key, release, pointer)
+        except store.PointerMovedError:
+            raise UsageError(
+                f"{config.release_uri}: changed while this promotion ran (another promotion?); "
+                "the fleet's release was not changed",
+                "check what it serves now, then run the command again",
+            ) from None
+        result.changed = True
+    stored = store.read_pointer(registry, config.release_key)
+    if stored.release != release:
+        raise PromoteError(
+            f"{config.release_uri}: reads {stored.release}, not the release just recorded",
+            [f"{config.release_uri}: expected version {version} ({manifest.checksum})"],
+        )
+    fleet.write_release(config.release_file, release)
     result.release_file = config.release_file
     result.rolled = True
     return result

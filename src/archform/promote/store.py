@@ -11,6 +11,7 @@ from typing import Any
 
 from archform.promote.manifest import MANIFEST_NAME, SUMS_NAME, ModelManifest, listing
 from archform.spec import UsageError
+from archform.spec.release import Release, parse_release
 
 _CHUNK = 8 * 1024 * 1024
 
@@ -198,3 +199,63 @@ def verify(store: Store, prefix: str, manifest: ModelManifest) -> list[str]:
                 f"expected {entry.sha256} ({entry.size} bytes)"
             )
     return problems
+
+
+@dataclass(frozen=True, slots=True)
+class Pointer:
+    """The fleet's release pointer as read: the release (None: no object) and its ETag."""
+
+    release: Release | None
+    etag: str | None
+    raw: bytes = b""
+
+
+class PointerMovedError(Exception):
+    """The pointer changed between reading it and writing it (another promotion)."""
+
+
+def read_pointer(store: Store, key: str) -> Pointer:
+    """The release pointer at `key` (a UsageError when it is not a valid release)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        found = store.client.get_object(Bucket=store.bucket, Key=key)
+    except ClientError as exc:
+        if _missing(exc):
+            return Pointer(None, None)
+        raise
+    raw = found["Body"].read()
+    hint = (
+        "inspect it; delete it (the bucket keeps the old version) and promote again to "
+        "record a release"
+    )
+    return Pointer(parse_release(raw, store.uri(key), hint), str(found["ETag"]), raw)
+
+
+def write_pointer(store: Store, key: str, release: Release, previous: Pointer) -> None:
+    """Replace the pointer only if it is still `previous` (S3 conditional write).
+
+    If-Match with the ETag read before (or If-None-Match: * when there was none): S3 answers
+    412 Precondition Failed, or 409 ConditionalRequestConflict during a concurrent write,
+    when another writer got there first
+    (https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html).
+    """
+    from botocore.exceptions import ClientError
+
+    condition = {"IfMatch": previous.etag} if previous.etag else {"IfNoneMatch": "*"}
+    try:
+        store.client.put_object(
+            Bucket=store.bucket,
+            Key=key,
+            Body=release.to_json(),
+            ContentType="application/json",
+            **condition,
+        )
+    except ClientError as exc:
+        code = str((getattr(exc, "response", None) or {}).get("Error", {}).get("Code", ""))
+        # NoSuchKey: the pointer read before was deleted meanwhile.
+        if code in {"PreconditionFailed", "412", "ConditionalRequestConflict", "409"} or (
+            previous.etag and _missing(exc)
+        ):
+            raise PointerMovedError(code) from None
+        raise

@@ -72,7 +72,13 @@ def generate(
     *,
     force: bool = False,
     docs: list[Document] | None = None,
+    releases: Releases | None = None,
 ) -> WriteReport:
-    """Render and write atomically, serving the releases recorded in `out_dir`."""
-    files = build_files(blueprints, docs, read_releases(out_dir, blueprints, docs))
+    """Render and write atomically, serving the releases recorded in `out_dir`.
+
+    `releases` (fleet name -> release, e.g. read from the registry) take precedence over
+    the ``release.json`` copies in `out_dir`.
+    """
+    served = {**read_releases(out_dir, blueprints, docs), **(releases or {})}
+    files = build_files(blueprints, docs, served)
     return write_tree(out_dir, files, force=force, generator=f"archform {__version__}")

@@ -9,7 +9,8 @@ from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.release import Release
 
-# Served releases by fleet name (release.json beside a generated fleet, see spec.release).
+# Served releases by fleet name: the release.json copy beside a generated fleet, or what the
+# registry records (generate --from-registry); see spec.release.
 Releases = Mapping[str, Release]
 
 

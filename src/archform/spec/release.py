@@ -1,12 +1,16 @@
 """The served model release of a fleet: the one source of truth for which version it serves.
 
-``archform promote`` writes ``release.json`` into the fleet's generated folder once a version
-is verified in the registry and approved. ``archform generate`` reads it back (so the
-regenerated Deployments, replication Jobs and manifests serve that version) and the
-generated Pulumi program refuses to run when the release it was generated for is not the
-one in ``release.json`` (so a stale ``pulumi up`` cannot revert a promotion). Without the
-file, a fleet serves the version its blueprint names: the last path segment of
-``model.source``.
+The truth lives in the registry, beside the model: ``archform promote`` writes the release
+to ``<model>/_releases/<fleet>.json`` in the registry bucket (`pointer_key`) once a version
+is verified and approved, with a conditional write, so two promotions cannot overwrite each
+other unseen. The generated fleet program reads that object at `pulumi preview`/`up` and
+refuses to run when it was generated for another release, so a program regenerated in any
+folder (a fresh CI checkout included) cannot roll the fleet back.
+
+``release.json`` in the fleet's generated folder is the local copy `archform generate`
+renders from: promote writes it beside the registry's, and ``archform generate
+--from-registry`` fetches it. Without either, a fleet serves the version its blueprint
+names: the last path segment of ``model.source``.
 
 Both `promote` (writer) and `render` (reader) use this module; it lives in `spec` because
 those two layers may not import each other.
@@ -23,6 +27,9 @@ from archform.spec.errors import UsageError
 
 SCHEMA = "archform.release/v1"
 RELEASE_FILE = "release.json"
+# Registry folder of the release pointers, beside the model's version folders. Versions
+# start with a letter or digit (VERSION in promote.manifest), so no version can be named so.
+POINTER_FOLDER = "_releases"
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _CHECKSUM = re.compile(r"^(sha256:[0-9a-f]{64})?$")
 
@@ -64,6 +71,20 @@ def split_source(source: str) -> tuple[str, str]:
     return f"{scheme}://{'/'.join(parts[:-1])}/", parts[-1]
 
 
+def pointer_key(model: str, fleet: str) -> str:
+    """Object key of a fleet's release pointer inside the registry bucket."""
+    return f"{model}/{POINTER_FOLDER}/{fleet}.json"
+
+
+def pointer_uri(source: str, fleet: str) -> str:
+    """URI of a fleet's release pointer, from its versioned ``model.source``.
+
+    ``s3://registry/llama-8b/2026-03/`` -> ``s3://registry/llama-8b/_releases/<fleet>.json``.
+    """
+    base, _ = split_source(source)
+    return f"{base}{POINTER_FOLDER}/{fleet}.json"
+
+
 def load_release(path: Path) -> Release | None:
     """The release in `path`, or None when the file does not exist."""
     hint = f"{RELEASE_FILE} is written by `archform promote`; delete it to serve the blueprint's"
@@ -73,6 +94,11 @@ def load_release(path: Path) -> Release | None:
         return None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read ({exc.strerror})", hint) from None
+    return parse_release(raw, str(path), hint)
+
+
+def parse_release(raw: bytes, where: str, hint: str) -> Release:
+    """A release document (``release.json`` or a registry pointer); `where` names it in errors."""
     try:
         doc = json.loads(raw)
         if doc.get("schema") != SCHEMA:
@@ -85,18 +111,18 @@ def load_release(path: Path) -> Release | None:
             source_run=str(doc.get("source_run", "")),
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path}: not a valid release file ({exc})", hint) from None
+        raise UsageError(f"{where}: not a valid release file ({exc})", hint) from None
     if not _VERSION.match(release.version):
-        raise UsageError(f"{path}: version {release.version!r} is not valid", hint)
+        raise UsageError(f"{where}: version {release.version!r} is not valid", hint)
     if not _CHECKSUM.match(release.checksum):
-        raise UsageError(f"{path}: checksum {release.checksum!r} is not sha256:<hex>", hint)
+        raise UsageError(f"{where}: checksum {release.checksum!r} is not sha256:<hex>", hint)
     try:
         _, version = split_source(release.source)
     except ValueError as exc:
-        raise UsageError(f"{path}: {exc}", hint) from None
+        raise UsageError(f"{where}: {exc}", hint) from None
     if version != release.version:
         raise UsageError(
-            f"{path}: source {release.source!r} is not the folder of version {release.version!r}",
+            f"{where}: source {release.source!r} is not the folder of version {release.version!r}",
             hint,
         )
     return release

@@ -11,6 +11,7 @@ import json
 import runpy
 import sys
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,9 +155,18 @@ _TYPE_OUTPUTS: dict[str, Any] = {
 
 
 def run_program(
-    project_dir: Path, config: dict[str, str] | None = None, stack: str = "mock"
+    project_dir: Path,
+    config: dict[str, str] | None = None,
+    stack: str = "mock",
+    calls: Mapping[str, Callable[[dict[str, Any]], Any]] | None = None,
 ) -> MockRun:
-    """Execute `project_dir/__main__.py` under mocks; return what it registered."""
+    """Execute `project_dir/__main__.py` under mocks; return what it registered.
+
+    `calls` answers invokes by token (e.g. ``aws:s3/getObject:getObject``) from the
+    invoke's arguments, before the built-in answers: a result dict, or (result, [(property,
+    reason), ...]) for a failed invoke, as the SDK's Mocks.call. Without one, an unknown
+    invoke returns nothing.
+    """
     import pulumi
     import pulumi.runtime
     from pulumi.runtime.mocks import MockMonitor
@@ -211,6 +221,8 @@ def run_program(
 
         def call(self, args: Any) -> Any:
             token = str(args.token)
+            if calls and token in calls:
+                return calls[token](_plain(args.args))
             if token.endswith("getAvailabilityZones"):
                 return {"names": ["zone-a", "zone-b", "zone-c"], "zoneIds": ["z1", "z2", "z3"]}
             if token.endswith("getCallerIdentity"):

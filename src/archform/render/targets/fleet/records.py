@@ -30,8 +30,22 @@ class RegionView:
 
 
 @dataclass(frozen=True, slots=True)
+class PointerView:
+    """Where the registry records the fleet's served release (spec.release.pointer_uri)."""
+
+    uri: str
+    bucket: str
+    key: str
+    region: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReleaseView:
-    """The served release (release.json, else the blueprint's version)."""
+    """The served release (release.json, else the blueprint's version).
+
+    `pointer`: the registry object the program checks it against before it deploys; None
+    where archform promote writes no pointer (registries other than S3).
+    """
 
     model: str
     version: str
@@ -39,6 +53,7 @@ class ReleaseView:
     checksum: str  # empty when not known
     source_run: str
     slug: str
+    pointer: PointerView | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from archform.render.targets.fleet.records import (
     FleetView,
     GpuPoolView,
     ModelView,
+    PointerView,
     RegionView,
     ReleaseView,
     ReplicaBounds,
@@ -29,7 +30,7 @@ from archform.spec.addresses import public_addresses
 from archform.spec.catalog import load_catalog
 from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
-from archform.spec.release import Release, split_source
+from archform.spec.release import Release, pointer_uri, split_source
 
 GPU_POOL_LABEL = "archform.io/pool"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -94,6 +95,23 @@ def served_release(fleet: InferenceFleet, release: Release | None = None) -> Rel
             "promote into the registry the blueprint names, or delete the stale release.json",
         )
     return release
+
+
+def release_pointer(fleet: InferenceFleet) -> PointerView | None:
+    """The registry object that records the served release, read by the fleet's program.
+
+    Only `archform promote` writes it, and promote speaks the S3 API: other registries hold
+    no pointer, and their programs check the local release.json alone.
+    """
+    if not fleet.model.source.startswith("s3://"):
+        return None
+    uri = pointer_uri(fleet.model.source, fleet.name)
+    return PointerView(
+        uri=uri,
+        bucket=_bucket_of(uri),
+        key=key_prefix(uri),
+        region=fleet.model.source_region or fleet.placement.all_regions[0],
+    )
 
 
 def replica_uri(fleet: InferenceFleet, region: str, release: Release) -> str:
@@ -245,6 +263,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             checksum=served.checksum,
             source_run=served.source_run,
             slug=release_slug(served.version),
+            pointer=release_pointer(fleet),
         ),
         global_lb=bool(fleet.traffic and fleet.traffic.global_load_balancer),
         model=ModelView(

@@ -2,10 +2,13 @@
 
 For a Platform document it writes (relative to the document's root):
 
-- ``pulumi/``: a Python Pulumi project for the registry bucket and the two identities
-  (training may write the model prefix, inference may only read it);
+- ``pulumi/``: a Python Pulumi project for the registry bucket and the training tier's
+  writer identity (it may write the model prefix). The fleet reads the registry through its
+  own per-region identities, which its program creates with the clusters (the fleet
+  target), so the registry program creates no reader;
 - ``promote/``: ``promote.json`` (what ``archform promote`` needs: bucket, region, model,
-  the fleet's Deployment manifests) and a README saying how to run a promotion.
+  the checkpoint layout and shape the fleet loads, the fleet's release copy) and a README
+  saying how to run a promotion.
 
 The training cluster and the fleet are rendered by their own targets; when a Platform is
 generated together with them, each document gets its own folder, so the fleet's manifests
@@ -25,9 +28,10 @@ from archform.render.targets.common.clouds import cloud
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.buildable import REGISTRY_PROVIDERS
+from archform.spec.checkpoints import format_for_server
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
-from archform.spec.release import RELEASE_FILE, split_source
+from archform.spec.release import RELEASE_FILE, pointer_key, split_source
 
 PULUMI = "pulumi"
 PROMOTE = "promote"
@@ -38,8 +42,8 @@ NONCURRENT_DAYS = 30
 # Multipart uploads of multi-GiB checkpoints that die half-way leave invisible parts that
 # are billed; S3 aborts them after this many days.
 ABORT_MULTIPART_DAYS = 7
-# The Kubernetes service account the fleet's model-fetching init container runs as
-# (the fleet target names it; EKS Pod Identity maps it to an IAM role).
+# The Kubernetes service account the fleet's serving pods run as (the fleet target names it
+# and binds it to its own per-region identity); the policy pack checks what it may reach.
 FLEET_SERVICE_ACCOUNT = "model-reader"
 SUPPORTED = REGISTRY_PROVIDERS
 # Promotion speaks the S3 API (boto3).
@@ -86,14 +90,11 @@ class RegistryView:
     training: str
     inference: str
     writer_name: str
-    reader_name: str
     training_role_pattern: str
-    fleet_namespace: str
-    fleet_service_account: str
+    release_prefix: str
     noncurrent_days: int
     abort_multipart_days: int
     writer_account_id: str
-    reader_account_id: str
     tags: dict[str, str]
     labels: dict[str, str]
 
@@ -111,15 +112,13 @@ def registry_view(platform: Platform, fleet: InferenceFleet) -> RegistryView:
         training=platform.training,
         inference=platform.inference,
         writer_name=f"{platform.training}-registry-writer",
-        reader_name=f"{platform.inference}-registry-reader",
         # pulumi auto-names the training node role "<cluster>-node-<suffix>"
         training_role_pattern=f"{platform.training}-node-*",
-        fleet_namespace=fleet.name,
-        fleet_service_account=FLEET_SERVICE_ACCOUNT,
+        # the folder of the fleets' release pointers (spec.release.pointer_key)
+        release_prefix=pointer_key(model, fleet.name).rsplit("/", 1)[0] + "/",
         noncurrent_days=NONCURRENT_DAYS,
         abort_multipart_days=ABORT_MULTIPART_DAYS,
         writer_account_id=service_account_id(platform.training, "reg-writer"),
-        reader_account_id=service_account_id(platform.inference, "reg-reader"),
         tags={"archform:platform": platform.name, "archform:role": "model-registry"},
         # GCP label keys allow no ':'
         labels={"archform-platform": platform.name, "archform-role": "model-registry"},
@@ -131,8 +130,9 @@ def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
 
     A JSON document (written with sorted keys), not a view: it stays a dict.
     """
+    fmt = format_for_server(fleet.server.kind)
     return {
-        "schema": "archform.promote/v2",
+        "schema": "archform.promote/v3",
         "platform": platform.name,
         "registry": {
             "provider": platform.registry.provider,
@@ -141,11 +141,24 @@ def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
         },
         "model": fleet.model.name,
         "approval": platform.promotion.approval,
+        # What the fleet's server loads: promote refuses a checkpoint without this layout
+        # or with another shape than the blueprint declares (null: not declared).
+        "checkpoint": {
+            "server": fleet.server.kind,
+            "format": fmt.name if fmt is not None else None,
+            "layers": fleet.model.layers,
+            "kv_heads": fleet.model.kv_heads,
+            "head_dim": fleet.model.head_dim,
+        },
         "fleet": {
             "name": fleet.name,
-            # The fleet's served release (archform.spec.release): promote writes it,
-            # generate and the fleet's Pulumi program read it.
+            # The served release (archform.spec.release) lives in the registry at
+            # <model>/_releases/<fleet>.json; promote writes it, then this local copy,
+            # which generate reads. The fleet's program checks the registry's.
             "release_file": f"../../{fleet.name}/{RELEASE_FILE}",
+            "release_pointer": cloud(platform.registry.provider).object_url(
+                platform.registry.bucket, pointer_key(fleet.model.name, fleet.name)
+            ),
         },
     }
 

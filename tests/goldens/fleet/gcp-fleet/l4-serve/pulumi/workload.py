@@ -76,18 +76,29 @@ def addons(region: str, provider: k8s.Provider, charts: list[str],
     return out
 
 
-def check_release(release: dict[str, Any]) -> None:
-    """Refuse to deploy another model version than the one `archform promote` recorded.
+def check_release(release: dict[str, Any], registry: dict[str, Any] | None) -> None:
+    """Refuse to deploy another model version than the fleet's served release.
 
-    ../release.json is the served release (written by `archform promote`); this program was
-    generated for `release`. If they differ, running it would roll the fleet back.
+    `registry` is the release the registry records (`release["pointer"]`, written by
+    `archform promote`): the truth, wherever this program was generated. Without one (never
+    promoted, or a registry promote does not write to), ../release.json, the copy this
+    program was generated from, must match when it exists. This program was generated for
+    `release`; deploying it beside another release would roll the fleet back.
     """
+    served = (release["version"], release["checksum"])
+    if registry is not None:
+        if (registry.get("version"), registry.get("checksum")) != served:
+            raise RuntimeError(
+                f"{release['pointer']['uri']} serves model version {registry.get('version')!r} "
+                f"({registry.get('checksum') or 'no checksum'}) but this program was generated "
+                f"for {release['version']!r}: run `archform generate --from-registry` again "
+                "first")
+        return
     path = Path(__file__).resolve().parent.parent / "release.json"
     if not path.exists():
         return
     recorded = json.loads(path.read_text("utf-8"))
-    if (recorded.get("version"), recorded.get("checksum")) != (release["version"],
-                                                               release["checksum"]):
+    if (recorded.get("version"), recorded.get("checksum")) != served:
         raise RuntimeError(
             f"{path} serves model version {recorded.get('version')!r} but this program was "
             f"generated for {release['version']!r}: run `archform generate` again first")

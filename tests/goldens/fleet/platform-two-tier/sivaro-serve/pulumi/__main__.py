@@ -16,7 +16,35 @@ import pulumi_kubernetes as k8s
 import workload
 from fleet_objects import FLEET, OBJECTS
 
-workload.check_release(FLEET["release"])
+
+def registry_release(pointer: dict | None) -> dict | None:
+    """The served release the registry records beside the model (`archform promote` writes
+    it), read with the deployer's credentials at every preview and up; None when none is."""
+    if pointer is None:
+        return None
+    where = dict(bucket=pointer["bucket"], region=pointer["region"])
+    try:
+        listed = aws.s3.get_objects(prefix=pointer["key"], **where)
+        found = (aws.s3.get_object(key=pointer["key"], **where)
+                 if pointer["key"] in (listed.keys or []) else None)
+    except Exception as exc:  # the provider's invoke error, re-raised with what to fix
+        raise RuntimeError(
+            f"cannot read {pointer['uri']}, the fleet's served release ({exc}): the registry "
+            "bucket must exist (a Platform's registry program creates it) and the deployer "
+            f"needs s3:ListBucket on s3://{pointer['bucket']} and s3:GetObject on the pointer"
+        ) from exc
+    if found is None:
+        return None
+    try:
+        doc = json.loads(found.body)
+    except (TypeError, ValueError) as exc:
+        raise RuntimeError(f"{pointer['uri']}: not a release document ({exc})") from None
+    if not isinstance(doc, dict):
+        raise RuntimeError(f"{pointer['uri']}: not a release document")
+    return doc
+
+
+workload.check_release(FLEET["release"], registry_release(FLEET["release"]["pointer"]))
 NAME = FLEET["name"]
 TAGS = {"archform:fleet": NAME}
 POOL_LABEL = "archform.io/pool"
