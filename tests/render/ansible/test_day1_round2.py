@@ -70,3 +70,85 @@ def test_long_prolog_timeouts_follow_the_release_and_only_tcpxo_gets_them() -> N
         assert keys <= found and not ({"PrologEpilogTimeout"} - keys) & found, (release, found)
     other = _conf(_tree("aws-p5-efa-fsx")["ansible/roles/slurm/files/slurm.conf"])
     assert not {"PrologEpilogTimeout", "BatchStartTimeout", "MessageTimeout"} & set(other)
+
+
+# --- GCP a3-mega: the FasTrak NCCL plugin is installed by the fabric role ---------------------
+
+
+def _tcpxo_tasks() -> list[dict[str, Any]]:
+    files = _tree("gcp-a3-mega-tcpxo")
+    [block] = _yaml(files["ansible/roles/fabric/tasks/gpudirect_tcpxo.yml"])
+    tasks: list[dict[str, Any]] = block["block"]
+    return tasks
+
+
+def test_tcpxo_plugin_is_installed_by_the_fabric_role_before_it_is_required() -> None:
+    """The plugin container's installer (`install --install-nccl`, as the GKE nccl-tcpxo-installer
+    DaemonSet and slurm-gcp's receive-data-path-manager-mega run it) writes
+    /var/lib/tcpxo/lib64/nccl-env-profile.sh; the role must run it before asserting the file."""
+    tasks = _tcpxo_tasks()
+    names = [t["name"] for t in tasks]
+    install = next(
+        i
+        for i, t in enumerate(tasks)
+        if "install" in (t.get("ansible.builtin.command") or {}).get("argv", [])
+    )
+    argv = tasks[install]["ansible.builtin.command"]["argv"]
+    assert argv[:2] == ["docker", "run"] and argv[-2:] == ["install", "--install-nccl"]
+    assert "/var/lib:/var/lib" in argv  # the installer writes below the host's /var/lib
+    stat = next(i for i, t in enumerate(tasks) if "ansible.builtin.stat" in t)
+    assert install < stat, names
+    docker = next(i for i, t in enumerate(tasks) if "docker.io" in str(t.get("ansible.builtin.apt")))
+    assert docker < install, names
+
+
+def test_rxdm_hook_runs_the_images_the_fabric_role_installed(tmp_path: Path) -> None:
+    """The prolog hook takes its image names from the file the role writes (one source, the
+    role's vars), refreshes the plugin and waits for RxDM's readiness line."""
+    import os
+    import subprocess
+
+    files = _tree("gcp-a3-mega-tcpxo")
+    fabric_vars = _yaml(files["ansible/roles/fabric/vars/main.yml"])
+    # slurm-gcp@13fd92b receive-data-path-manager-mega: plugin v1.0.17, RxDM v1.0.23.
+    plugin = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.17"
+    rxdm = "us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.23"
+    assert (fabric_vars["fabric_tcpxo_plugin_image"], fabric_vars["fabric_tcpxo_rxdm_image"]) == (
+        plugin,
+        rxdm,
+    )
+    [env_task] = [t for t in _tcpxo_tasks() if t.get("ansible.builtin.copy", {}).get("dest")
+                  == "/etc/default/archform-tcpxo"]
+    content = env_task["ansible.builtin.copy"]["content"]
+    env_file = tmp_path / "archform-tcpxo"
+    env_file.write_text(
+        content.replace("{{ fabric_tcpxo_plugin_image }}", plugin).replace(
+            "{{ fabric_tcpxo_rxdm_image }}", rxdm
+        )
+    )
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "docker.log"
+    (bin_dir / "docker").write_text(
+        "#!/bin/sh\n"
+        f'echo "$*" >> {log}\n'
+        'case "$*" in *"container logs"*) echo "Buffer manager initialization complete";; esac\n'
+    )
+    (bin_dir / "modprobe").write_text("#!/bin/sh\nexit 0\n")
+    for tool in ("docker", "modprobe"):
+        (bin_dir / tool).chmod(0o755)
+    hook = tmp_path / "rxdm-hook.sh"
+    hook.write_text(files["ansible/roles/fabric/files/rxdm-hook.sh"])
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "ARCHFORM_TCPXO_ENV": str(env_file),
+        "SLURM_JOB_NUM_NODES": "2",
+        "SLURM_JOB_ID": "7",
+    }
+    run = subprocess.run(["bash", str(hook), "prolog"], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    calls = log.read_text().splitlines()
+    assert any(c.startswith("run --rm") and plugin in c and "install --install-nccl" in c
+               for c in calls), calls
+    assert any(c.startswith("run --detach") and rxdm in c for c in calls), calls
