@@ -8,6 +8,9 @@ in each test, not from archform's own output.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +46,12 @@ def _conf(text: str) -> dict[str, str]:
 
 
 def _yaml(text: str) -> Any:
-    return YAML(typ="safe", pure=True).load(text)
+    """Ansible YAML: `!unsafe` (a literal string, never templated) read as the plain string."""
+    reader = YAML(typ="safe", pure=True)
+    reader.constructor.add_constructor(
+        "!unsafe", lambda loader, node: loader.construct_scalar(node)
+    )
+    return reader.load(text)
 
 
 # --- GCP a3-mega: Cluster Toolkit's long prolog timeouts --------------------------------------
@@ -105,8 +113,6 @@ def test_tcpxo_plugin_is_installed_by_the_fabric_role_before_it_is_required() ->
 def test_rxdm_hook_runs_the_images_the_fabric_role_installed(tmp_path: Path) -> None:
     """The prolog hook takes its image names from the file the role writes (one source, the
     role's vars), refreshes the plugin and waits for RxDM's readiness line."""
-    import os
-    import subprocess
 
     files = _tree("gcp-a3-mega-tcpxo")
     fabric_vars = _yaml(files["ansible/roles/fabric/vars/main.yml"])
@@ -152,3 +158,80 @@ def test_rxdm_hook_runs_the_images_the_fabric_role_installed(tmp_path: Path) -> 
     assert any(c.startswith("run --rm") and plugin in c and "install --install-nccl" in c
                for c in calls), calls
     assert any(c.startswith("run --detach") and rxdm in c for c in calls), calls
+
+
+# --- AWS: EFA detected by the installer's own record, held to a minimum version --------------
+
+MARKER = "/opt/amazon/efa_installed_packages"
+
+
+def _efa_check(tmp_path: Path, marker: str | None) -> subprocess.CompletedProcess[str]:
+    """The generated efa_version.yml and the role's version assert, run by ansible-playbook on
+    localhost with the record at a temporary path (the one substitution)."""
+    support.require_tool("ansible-playbook")
+    files = _tree("aws-p5-efa-fsx")
+    record = tmp_path / "efa_installed_packages"
+    if marker is not None:
+        record.write_text(marker)
+    (tmp_path / "efa_version.yml").write_text(
+        files["ansible/roles/fabric/tasks/efa_version.yml"].replace(MARKER, str(record))
+    )
+    [block] = _yaml(files["ansible/roles/fabric/tasks/efa.yml"])
+    [require] = [t for t in block["block"] if "ansible.builtin.assert" in t
+                 and "fabric_efa_found" in str(t)]
+    group_vars = _yaml(files["ansible/group_vars/all.yml"])
+    play = [
+        {
+            "hosts": "localhost",
+            "gather_facts": False,
+            "vars": {k: group_vars[k] for k in ("image_efa_installer", "efa_installer_version",
+                                                 "archform_image")},
+            "tasks": [
+                {"ansible.builtin.include_tasks": "efa_version.yml"},
+                {"ansible.builtin.set_fact": {
+                    "fabric_efa_minimum": "{{ image_efa_installer or efa_installer_version }}"}},
+                require,
+            ],
+        }
+    ]
+    (tmp_path / "play.yml").write_text(json.dumps(play))
+    return subprocess.run(
+        ["ansible-playbook", "-i", "localhost,", "-c", "local",
+         "-e", f"ansible_python_interpreter={sys.executable}", "play.yml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "ANSIBLE_NOCOLOR": "1"},
+    )
+
+
+def test_efa_stack_is_detected_by_the_installers_record_not_a_doc_folder() -> None:
+    files = _tree("aws-p5-efa-fsx")
+    tasks = files["ansible/roles/fabric/tasks/efa.yml"] + files[
+        "ansible/roles/fabric/tasks/efa_version.yml"
+    ]
+    assert "/opt/amazon/efa/share/doc" not in tasks  # the installer writes no such folder
+    assert MARKER in files["ansible/roles/fabric/tasks/efa_version.yml"]
+    # The DLAMI stays on its `latest` alias; the role holds the image table's version as a floor.
+    assert "/latest/ami-id" in files["pulumi/settings.py"]
+    assert "fabric_efa_found is version(fabric_efa_minimum, '>=')" in tasks
+
+
+@pytest.mark.parametrize(
+    ("record", "passes"),
+    [
+        # The first lines efa_installer.sh writes (awsome-distributed-training efa-versions.py
+        # parses "# EFA installer version: (\d+\.\d+\.\d+)" from this file).
+        ("# EFA installer version: 1.50.0\n# Debug packages installed: no\n", True),
+        ("# EFA installer version: 1.51.2\n# Debug packages installed: no\n", True),  # next AMI
+        ("# EFA installer version: 1.47.0\n# Debug packages installed: no\n", False),
+        ("efa-config\nefa-profile\n", False),
+        (None, False),
+    ],
+    ids=["image-release", "next-release", "older", "no-version-line", "no-record"],
+)
+def test_efa_minimum_version_accepts_later_dlami_releases(
+    tmp_path: Path, record: str | None, passes: bool
+) -> None:
+    run = _efa_check(tmp_path, record)
+    assert (run.returncode == 0) is passes, run.stdout[-3000:]
+    if not passes:
+        assert "needs 1.50.0 or newer" in run.stdout, run.stdout[-3000:]
