@@ -235,3 +235,81 @@ def test_efa_minimum_version_accepts_later_dlami_releases(
     assert (run.returncode == 0) is passes, run.stdout[-3000:]
     if not passes:
         assert "needs 1.50.0 or newer" in run.stdout, run.stdout[-3000:]
+
+
+# --- On-prem: the LNet network and interface come from the blueprint ------------------------
+
+ONPREM = (support.BLUEPRINTS / "onprem-h100-ib-lustre.yaml").read_text()
+DATASETS_ENDPOINT = "    endpoint: 10.10.0.10@o2ib:/pretrain\n"
+CKPT_ENDPOINT = "    endpoint: 10.10.0.10@o2ib:/ckpt\n"
+
+
+def _with_lnet(first: str, second: str | None = None) -> str:
+    text = ONPREM.replace(DATASETS_ENDPOINT, DATASETS_ENDPOINT + f"    lnet: {first}\n")
+    if second is not None:
+        text = text.replace(CKPT_ENDPOINT, CKPT_ENDPOINT + f"    lnet: {second}\n")
+    assert text != ONPREM
+    return text
+
+
+def _problems(text: str) -> list[tuple[int, str, str]]:
+    from archform.spec import SpecError
+
+    with pytest.raises(SpecError) as info:
+        load_text(text, "onprem-h100-ib-lustre.yaml")
+    return [(p.line, p.message, p.hint) for p in info.value.problems]
+
+
+def _line_of(text: str, needle: str, nth: int = 1) -> int:
+    lines = [i for i, line in enumerate(text.splitlines(), start=1) if needle in line]
+    return lines[nth - 1]
+
+
+def test_lnet_interface_comes_from_the_blueprint() -> None:
+    # A DGX-style node whose storage port is not ib0 (Ubuntu names IPoIB ports ibp<bus>s<slot>).
+    text = _with_lnet("o2ib(ibp24s0)", "o2ib(ibp24s0)")
+    files = {f.path: f.content.decode() for f in build_files(load_text(text, "bp.yaml"))}
+    group_vars = _yaml(files["ansible/group_vars/all.yml"])
+    assert group_vars["lustre_lnet_networks"] == "o2ib(ibp24s0)"
+    # The role writes it into lnet's module options (no ib0 anywhere).
+    role = files["ansible/roles/lustre_client/tasks/main.yml"]
+    assert "options lnet networks={{ lustre_lnet_networks }}" in role
+    assert "ib0" not in role
+    # Unset, the documented default stays: o2ib on the InfiniBand fabric's ib0.
+    default = _yaml(_tree("onprem-h100-ib-lustre")["ansible/group_vars/all.yml"])
+    assert default["lustre_lnet_networks"] == "o2ib(ib0)"
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "needle", "nth", "message"),
+    [
+        ("o2ib(ib 0)", None, "lnet: o2ib(ib 0)", 1, "storage[0].lnet"),
+        # The server's NID (10.10.0.10@o2ib) is on o2ib: a tcp client network cannot reach it.
+        ("tcp(bond0)", None, "lnet: tcp(bond0)", 1, "NID is on LNet network 'o2ib0'"),
+        # One networks= entry per LNet network: o2ib0 over two different ports is refused.
+        ("o2ib(ibp24s0)", "o2ib0(ibp25s0)", "storage:", 1, "names network o2ib0 with other"),
+    ],
+    ids=["bad-syntax", "nid-mismatch", "two-interfaces-one-network"],
+)
+def test_bad_lnet_is_a_located_error(
+    first: str, second: str | None, needle: str, nth: int, message: str
+) -> None:
+    text = _with_lnet(first, second)
+    found = _problems(text)
+    assert len(found) == 1, found
+    line, text_of, hint = found[0]
+    assert message in text_of and hint, found
+    assert line == _line_of(text, needle, nth), found
+
+
+def test_lnet_is_refused_outside_on_prem_lustre() -> None:
+    text = ONPREM.replace("    endpoint: nfs01:/export/home\n",
+                          "    endpoint: nfs01:/export/home\n    lnet: tcp(bond0)\n")
+    [(line, message, _hint)] = _problems(text)
+    assert "only Lustre has an LNet network" in message
+    assert line == _line_of(text, "lnet: tcp(bond0)")
+    cloud = (support.BLUEPRINTS / "aws-p5-efa-fsx.yaml").read_text()
+    first_lustre = cloud.index("kind: lustre")
+    cloud = cloud[:first_lustre] + "lnet: tcp(eth0)\n    " + cloud[first_lustre:]
+    [(_line, message, _hint)] = _problems(cloud)
+    assert "lnet is for on-prem Lustre" in message
