@@ -313,3 +313,98 @@ def test_lnet_is_refused_outside_on_prem_lustre() -> None:
     cloud = cloud[:first_lustre] + "lnet: tcp(eth0)\n    " + cloud[first_lustre:]
     [(_line, message, _hint)] = _problems(cloud)
     assert "lnet is for on-prem Lustre" in message
+
+
+# --- Azure: /etc/hosts rows carry addresses; the inventory follows the scale set -------------
+
+
+def _azure_outputs(tree: Path) -> dict[str, Any]:
+    """The generated Azure Pulumi program under mocks (real pulumi-azure-native SDK)."""
+    support.require_module("pulumi", "pulumi_azure_native")
+    from archform.verify.pulumi_mock import run_program
+    from archform.verify.pulumi_projects import dry_run_config
+
+    config, _mocked = dry_run_config(tree / "pulumi")
+    outputs: dict[str, Any] = run_program(tree / "pulumi", config).outputs
+    return outputs
+
+
+def _inventory(project: Path, env: dict[str, str]) -> dict[str, Any]:
+    script = project / "inventory" / "archform_inventory.py"
+    run = subprocess.run([sys.executable, str(script), "--list"], capture_output=True,
+                         text=True, env=env, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    listed: dict[str, Any] = json.loads(run.stdout)
+    return listed
+
+
+@pytest.mark.integration
+def test_azure_inventory_follows_the_scale_set_and_hosts_rows_are_addresses(
+    tmp_path: Path,
+) -> None:
+    import ipaddress
+
+    from archform.render.writer import write_tree
+    from support import az_standin
+
+    support.require_tool("ansible-playbook")
+    loaded = load_paths([support.BLUEPRINTS / "azure-nd-h100-v5.yaml"])
+    write_tree(tmp_path / "tree", build_files(loaded))
+    project = tmp_path / "tree" / "ansible"
+    outputs = _azure_outputs(tmp_path / "tree")
+    inventory = outputs["ansible_inventory"]
+    [scale_set] = inventory["scale_sets"]
+    view = training_view(_cluster("azure-nd-h100-v5"))
+    assert scale_set["hostnames"] == view.all_hostnames
+    # No predicted per-VM DNS names: the scale set decides names and addresses.
+    assert all(host["address"] is None for host in inventory["compute"])
+    (project / "pulumi-outputs.json").write_text(json.dumps(outputs))
+
+    # A new Uniform scale set numbers its instances 0..n-1 (overprovisioning is off).
+    table = tmp_path / "instances.json"
+    instances = {str(i): f"10.42.0.{100 + i}" for i in range(len(view.all_hostnames))}
+    table.write_text(json.dumps({scale_set["name"]: instances}))
+    az_standin.install(tmp_path / "bin", table)
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}"}
+    first = _inventory(project, env)["_meta"]["hostvars"]
+    assert first["azure-ndv5-train-gpu004"]["ansible_host"] == "10.42.0.103"
+
+    # Azure replaces instance 3 (repair, or delete + scale out): instance 16, a new address.
+    del instances["3"]
+    instances["16"] = "10.42.0.77"
+    table.write_text(json.dumps({scale_set["name"]: instances}))
+    after = _inventory(project, env)["_meta"]["hostvars"]
+    assert after["azure-ndv5-train-gpu004"]["ansible_host"] == "10.42.0.77"
+    # Every other node keeps its name and address (no shift of Slurm node names).
+    same = [h for h in view.all_hostnames if h != "azure-ndv5-train-gpu004"]
+    assert all(after[h] == first[h] for h in same)
+
+    # The common role's /etc/hosts tasks, run by ansible-playbook on this inventory: one row
+    # per host, the address first (hosts(5)).
+    hosts_file = tmp_path / "hosts"
+    hosts_file.write_text("127.0.0.1 localhost\n")
+    tasks = _yaml((project / "roles/common/tasks/main.yml").read_text())
+    wanted = [t for t in tasks if "/etc/hosts" in str(t.get("name", ""))
+              or "IP address for every cluster host" in str(t.get("name", ""))]
+    for task in wanted:
+        module = task.get("ansible.builtin.blockinfile")
+        if module:
+            module["path"] = str(hosts_file)
+            module.pop("owner", None), module.pop("group", None)
+    play = [{"hosts": "localhost", "connection": "local", "gather_facts": False,
+             "vars": {"archform_set_hostname": True}, "tasks": wanted}]
+    (project / "hosts-play.yml").write_text(json.dumps(play))
+    run = subprocess.run(
+        ["ansible-playbook", "-i", "inventory/archform_inventory.py", "-i", "localhost,",
+         "-e", f"ansible_python_interpreter={sys.executable}", "hosts-play.yml"],
+        cwd=project, env={**env, "ANSIBLE_NOCOLOR": "1"}, capture_output=True, text=True,
+        timeout=300, check=False,
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
+    rows = [line.split() for line in hosts_file.read_text().splitlines()
+            if line and not line.startswith("#")]
+    names = {row[1]: row[0] for row in rows[1:]}
+    assert set(view.all_hostnames) <= set(names)
+    for name, address in names.items():
+        ipaddress.ip_address(address)  # raises on a DNS name
+    assert names["azure-ndv5-train-gpu004"] == "10.42.0.77"
