@@ -72,10 +72,16 @@ def test_mocked_outputs_feed_the_generated_inventory(stem: str, tmp_path: Path) 
     scale_sets = outputs["ansible_inventory"].get("scale_sets") or []
     if scale_sets:  # Azure: the inventory lists the scale set's live VMs (stand-in `az`)
         table = tmp_path / "instances.json"
-        table.write_text(json.dumps({
-            str(entry["name"]): {str(i): f"10.42.1.{10 + i}" for i in range(len(entry["hostnames"]))}
-            for entry in scale_sets
-        }))
+        table.write_text(
+            json.dumps(
+                {
+                    str(entry["name"]): {
+                        str(i): f"10.42.1.{10 + i}" for i in range(len(entry["hostnames"]))
+                    }
+                    for entry in scale_sets
+                }
+            )
+        )
         az_standin.install(tmp_path / "bin", table)
         env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     listed = subprocess.run(

@@ -87,7 +87,9 @@ def test_efa_p5_pair_floor_is_the_published_two_node_run_and_bounds_pairs_only()
     assert [t["floor_gbytes"] for t in validate_vars.fabric_tests(view, "cluster")] == [None]
 
 
-def test_a3_mega_tcpxo_pair_floor_is_the_published_two_node_all_reduce_and_bounds_pairs_only() -> None:
+def test_a3_mega_tcpxo_pair_floor_is_the_published_two_node_all_reduce_and_bounds_pairs_only() -> (
+    None
+):
     view = _view("gcp-a3-mega-tcpxo")  # 16 x a3-megagpu-8g, 8 x 200 Gbps GPU NICs
     # NVIDIA AICR docs/integrator/gke-tcpxo-networking.md (validated on GKE 1.35): 2 x
     # a3-megagpu-8g, all_reduce, about 340 GB/s busbw at 16 GB; NCCL's default algorithm.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-SCRIPT = r'''#!PYTHON
+SCRIPT = r"""#!PYTHON
 import json, sys
 args = sys.argv[1:]
 table = json.load(open(TABLE))
@@ -48,7 +48,7 @@ elif args[:3] == ["vmss", "nic", "list"]:
     ]))
 else:
     sys.exit(f"az stand-in: unexpected arguments {args}")
-'''
+"""
 
 
 def install(bin_dir: Path, table: Path) -> Path:

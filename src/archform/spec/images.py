@@ -61,6 +61,7 @@ class Image:
     ships: dict[str, str | None]
     preinstalled: tuple[str, ...]
     local_nvme: str | None
+    paths: dict[str, str]  # path the image ships -> the source that says so
     fabrics: dict[str, str]
     lustre: dict[str, str]
     archform_roles: bool
@@ -118,6 +119,7 @@ def _image(key: str, raw: dict[str, Any]) -> Image:
         ships=ships,
         preinstalled=tuple(str(p) for p in raw.get("preinstalled") or ()),
         local_nvme=raw.get("local_nvme"),
+        paths={str(k): str(v) for k, v in (raw.get("paths") or {}).items()},
         fabrics={str(k): str(v) for k, v in (raw.get("fabrics") or {}).items()},
         lustre={str(k): str(v) for k, v in (raw.get("lustre") or {}).items()},
         archform_roles=bool(raw.get("archform_roles", True)),

@@ -106,7 +106,9 @@ def test_tcpxo_plugin_is_installed_by_the_fabric_role_before_it_is_required() ->
     assert "/var/lib:/var/lib" in argv  # the installer writes below the host's /var/lib
     stat = next(i for i, t in enumerate(tasks) if "ansible.builtin.stat" in t)
     assert install < stat, names
-    docker = next(i for i, t in enumerate(tasks) if "docker.io" in str(t.get("ansible.builtin.apt")))
+    docker = next(
+        i for i, t in enumerate(tasks) if "docker.io" in str(t.get("ansible.builtin.apt"))
+    )
     assert docker < install, names
 
 
@@ -123,8 +125,11 @@ def test_rxdm_hook_runs_the_images_the_fabric_role_installed(tmp_path: Path) -> 
         plugin,
         rxdm,
     )
-    [env_task] = [t for t in _tcpxo_tasks() if t.get("ansible.builtin.copy", {}).get("dest")
-                  == "/etc/default/archform-tcpxo"]
+    [env_task] = [
+        t
+        for t in _tcpxo_tasks()
+        if t.get("ansible.builtin.copy", {}).get("dest") == "/etc/default/archform-tcpxo"
+    ]
     content = env_task["ansible.builtin.copy"]["content"]
     env_file = tmp_path / "archform-tcpxo"
     env_file.write_text(
@@ -155,8 +160,9 @@ def test_rxdm_hook_runs_the_images_the_fabric_role_installed(tmp_path: Path) -> 
     run = subprocess.run(["bash", str(hook), "prolog"], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     calls = log.read_text().splitlines()
-    assert any(c.startswith("run --rm") and plugin in c and "install --install-nccl" in c
-               for c in calls), calls
+    assert any(
+        c.startswith("run --rm") and plugin in c and "install --install-nccl" in c for c in calls
+    ), calls
     assert any(c.startswith("run --detach") and rxdm in c for c in calls), calls
 
 
@@ -177,37 +183,56 @@ def _efa_check(tmp_path: Path, marker: str | None) -> subprocess.CompletedProces
         files["ansible/roles/fabric/tasks/efa_version.yml"].replace(MARKER, str(record))
     )
     [block] = _yaml(files["ansible/roles/fabric/tasks/efa.yml"])
-    [require] = [t for t in block["block"] if "ansible.builtin.assert" in t
-                 and "fabric_efa_found" in str(t)]
+    [require] = [
+        t for t in block["block"] if "ansible.builtin.assert" in t and "fabric_efa_found" in str(t)
+    ]
     group_vars = _yaml(files["ansible/group_vars/all.yml"])
     play = [
         {
             "hosts": "localhost",
             "gather_facts": False,
-            "vars": {k: group_vars[k] for k in ("image_efa_installer", "efa_installer_version",
-                                                 "archform_image")},
+            "vars": {
+                k: group_vars[k]
+                for k in ("image_efa_installer", "efa_installer_version", "archform_image")
+            },
             "tasks": [
                 {"ansible.builtin.include_tasks": "efa_version.yml"},
-                {"ansible.builtin.set_fact": {
-                    "fabric_efa_minimum": "{{ image_efa_installer or efa_installer_version }}"}},
+                {
+                    "ansible.builtin.set_fact": {
+                        "fabric_efa_minimum": "{{ image_efa_installer or efa_installer_version }}"
+                    }
+                },
                 require,
             ],
         }
     ]
     (tmp_path / "play.yml").write_text(json.dumps(play))
     return subprocess.run(
-        ["ansible-playbook", "-i", "localhost,", "-c", "local",
-         "-e", f"ansible_python_interpreter={sys.executable}", "play.yml"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        [
+            "ansible-playbook",
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            "-e",
+            f"ansible_python_interpreter={sys.executable}",
+            "play.yml",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
         env={**os.environ, "ANSIBLE_NOCOLOR": "1"},
     )
 
 
 def test_efa_stack_is_detected_by_the_installers_record_not_a_doc_folder() -> None:
     files = _tree("aws-p5-efa-fsx")
-    tasks = files["ansible/roles/fabric/tasks/efa.yml"] + files[
-        "ansible/roles/fabric/tasks/efa_version.yml"
-    ]
+    tasks = (
+        files["ansible/roles/fabric/tasks/efa.yml"]
+        + files["ansible/roles/fabric/tasks/efa_version.yml"]
+    )
     assert "/opt/amazon/efa/share/doc" not in tasks  # the installer writes no such folder
     assert MARKER in files["ansible/roles/fabric/tasks/efa_version.yml"]
     # The DLAMI stays on its `latest` alias; the role holds the image table's version as a floor.
@@ -303,8 +328,10 @@ def test_bad_lnet_is_a_located_error(
 
 
 def test_lnet_is_refused_outside_on_prem_lustre() -> None:
-    text = ONPREM.replace("    endpoint: nfs01:/export/home\n",
-                          "    endpoint: nfs01:/export/home\n    lnet: tcp(bond0)\n")
+    text = ONPREM.replace(
+        "    endpoint: nfs01:/export/home\n",
+        "    endpoint: nfs01:/export/home\n    lnet: tcp(bond0)\n",
+    )
     [(line, message, _hint)] = _problems(text)
     assert "only Lustre has an LNet network" in message
     assert line == _line_of(text, "lnet: tcp(bond0)")
@@ -331,8 +358,14 @@ def _azure_outputs(tree: Path) -> dict[str, Any]:
 
 def _inventory(project: Path, env: dict[str, str]) -> dict[str, Any]:
     script = project / "inventory" / "archform_inventory.py"
-    run = subprocess.run([sys.executable, str(script), "--list"], capture_output=True,
-                         text=True, env=env, timeout=120, check=False)
+    run = subprocess.run(
+        [sys.executable, str(script), "--list"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     listed: dict[str, Any] = json.loads(run.stdout)
     return listed
@@ -384,27 +417,53 @@ def test_azure_inventory_follows_the_scale_set_and_hosts_rows_are_addresses(
     hosts_file = tmp_path / "hosts"
     hosts_file.write_text("127.0.0.1 localhost\n")
     tasks = _yaml((project / "roles/common/tasks/main.yml").read_text())
-    wanted = [t for t in tasks if "/etc/hosts" in str(t.get("name", ""))
-              or "IP address for every cluster host" in str(t.get("name", ""))]
+    wanted = [
+        t
+        for t in tasks
+        if "/etc/hosts" in str(t.get("name", ""))
+        or "IP address for every cluster host" in str(t.get("name", ""))
+    ]
     for task in wanted:
         module = task.get("ansible.builtin.blockinfile")
         if module:
             module["path"] = str(hosts_file)
             module.pop("owner", None), module.pop("group", None)
-    play = [{"hosts": "localhost", "connection": "local", "gather_facts": False,
-             "vars": {"archform_set_hostname": True}, "tasks": wanted}]
+    play = [
+        {
+            "hosts": "localhost",
+            "connection": "local",
+            "gather_facts": False,
+            "vars": {"archform_set_hostname": True},
+            "tasks": wanted,
+        }
+    ]
     (project / "hosts-play.yml").write_text(json.dumps(play))
     run = subprocess.run(
-        ["ansible-playbook", "-i", "inventory/archform_inventory.py", "-i", "localhost,",
-         "-e", f"ansible_python_interpreter={sys.executable}", "hosts-play.yml"],
-        cwd=project, env={**env, "ANSIBLE_NOCOLOR": "1"}, capture_output=True, text=True,
-        timeout=300, check=False,
+        [
+            "ansible-playbook",
+            "-i",
+            "inventory/archform_inventory.py",
+            "-i",
+            "localhost,",
+            "-e",
+            f"ansible_python_interpreter={sys.executable}",
+            "hosts-play.yml",
+        ],
+        cwd=project,
+        env={**env, "ANSIBLE_NOCOLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert run.returncode == 0, run.stdout[-3000:]
-    rows = [line.split() for line in hosts_file.read_text().splitlines()
-            if line and not line.startswith("#")]
+    rows = [
+        line.split()
+        for line in hosts_file.read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     names = {row[1]: row[0] for row in rows[1:]}
     assert set(view.all_hostnames) <= set(names)
-    for name, address in names.items():
+    for address in names.values():
         ipaddress.ip_address(address)  # raises on a DNS name
     assert names["azure-ndv5-train-gpu004"] == "10.42.0.77"

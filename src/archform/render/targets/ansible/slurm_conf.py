@@ -166,9 +166,11 @@ LONG_PROLOG_FABRICS = ("gpudirect_tcpxo",)
 
 
 def long_prolog_lines(view: TrainingView, version: SlurmVersion) -> list[tuple[str, ConfValue]]:
-    """MessageTimeout, BatchStartTimeout and the prolog/epilog limit for fabrics whose prolog
-    starts a data-path daemon; PrologTimeout + EpilogTimeout where the release has them (25.05
-    on), PrologEpilogTimeout before."""
+    """Long prolog timeouts for fabrics whose prolog starts a data-path daemon.
+
+    PrologTimeout + EpilogTimeout where the release has them (25.05 on), PrologEpilogTimeout
+    before; MessageTimeout and BatchStartTimeout in both.
+    """
     if view.fabric.kind not in LONG_PROLOG_FABRICS:
         return []
     seconds = LONG_PROLOG_SECONDS

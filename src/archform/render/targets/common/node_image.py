@@ -16,9 +16,11 @@ LUSTRE_RELEASE_TAG = "2.15.7"
 
 
 def lnet_networks(cluster: TrainingCluster) -> str:
-    """lnet's `networks=` for the Lustre client: the blueprint's storage[].lnet values (one per
-    LNet network, validated by the model), else o2ib on the InfiniBand fabric's first IPoIB
-    interface, else tcp."""
+    """The `networks=` option of the lnet module for the Lustre client.
+
+    The blueprint's storage[].lnet values (one per LNet network, validated by the model), else
+    o2ib on the InfiniBand fabric's first IPoIB interface, else tcp.
+    """
     given = [s.lnet for s in cluster.storage if s.kind == "lustre" and s.lnet]
     if given:
         return ",".join(dict.fromkeys(given))
