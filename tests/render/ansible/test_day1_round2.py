@@ -59,10 +59,26 @@ def _yaml(text: str) -> Any:
 
 def test_tcpxo_slurm_conf_has_cluster_toolkits_long_prolog_timeouts() -> None:
     # cluster-toolkit@1047080 long-prolog-slurm.conf.tpl (the a3mega blueprint's slurm_conf_tpl):
-    # MessageTimeout=600, BatchStartTimeout=600, PrologEpilogTimeout=600.
+    # BatchStartTimeout=600, PrologEpilogTimeout=600 (and MessageTimeout=600, which Slurm's
+    # read_config.c flags above 100: "MessageTimeout is too high for effective fault-tolerance").
     conf = _conf(_tree("gcp-a3-mega-tcpxo")["ansible/roles/slurm/files/slurm.conf"])
-    assert (conf.get("MessageTimeout"), conf.get("BatchStartTimeout")) == ("600", "600")
+    assert (conf.get("MessageTimeout"), conf.get("BatchStartTimeout")) == ("100", "600")
     assert conf.get("PrologEpilogTimeout") == "600"  # the blueprint declares Slurm 24.11
+
+
+@pytest.mark.integration
+def test_tcpxo_slurm_files_come_up_clean_in_the_releases_slurmctld(tmp_path: Path) -> None:
+    """The real slurmctld (and slurmd -G) of the declared release read the timeouts without an
+    error line (read_config.c flags MessageTimeout above 100)."""
+    from archform.render.writer import write_tree
+    from archform.verify.checks import slurm
+
+    support.require_tool("slurmctld", "scontrol")
+    write_tree(tmp_path, build_files(load_paths([support.BLUEPRINTS / "gcp-a3-mega-tcpxo.yaml"])))
+    results = slurm.CHECK.run(tmp_path.resolve())
+    assert results and all(r.status == "passed" for r in results), [
+        f"{r.artifact}: {r.detail}" for r in results if r.status != "passed"
+    ]
 
 
 def test_long_prolog_timeouts_follow_the_release_and_only_tcpxo_gets_them() -> None:

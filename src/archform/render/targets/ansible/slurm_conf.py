@@ -156,12 +156,18 @@ def partition_lines(view: TrainingView) -> list[Line]:
 
 # GPUDirect-TCPXO nodes start Google's receive data path manager (RxDM) and refresh the FasTrak
 # NCCL plugin from the Slurm prolog of every multi-node job (roles/fabric rxdm-hook.sh: two
-# docker runs and up to 120 s waiting for RxDM), far beyond Slurm's 10 s defaults for
-# MessageTimeout and BatchStartTimeout (slurm.conf(5)). Cluster Toolkit's a3mega Slurm blueprint
-# uses a slurm.conf template with long prolog timeouts for that reason; the values are its own:
-# community/modules/scheduler/schedmd-slurm-gcp-v6-controller/etc/long-prolog-slurm.conf.tpl
-# (GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a).
+# docker runs and up to 120 s waiting for RxDM), far beyond Slurm's 10 s default
+# BatchStartTimeout, which also bounds srun's task launch behind a long prolog (slurm.conf(5)).
+# Cluster Toolkit's a3mega Slurm blueprint uses a slurm.conf template with long prolog timeouts
+# for that reason: BatchStartTimeout=600, PrologEpilogTimeout=600, MessageTimeout=600
+# (community/modules/scheduler/schedmd-slurm-gcp-v6-controller/etc/long-prolog-slurm.conf.tpl,
+# GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a). MessageTimeout
+# stays at 100, the most Slurm takes without logging "MessageTimeout is too high for effective
+# fault-tolerance" (src/common/read_config.c); with PrologFlags=Alloc slurmd answers the
+# prolog RPC before it runs the prolog (src/slurmd/slurmd/req.c _rpc_prolog), so the prolog's
+# length does not need a longer RPC timeout.
 LONG_PROLOG_SECONDS = 600
+LONG_PROLOG_MESSAGE_TIMEOUT = 100
 LONG_PROLOG_FABRICS = ("gpudirect_tcpxo",)
 
 
@@ -175,7 +181,7 @@ def long_prolog_lines(view: TrainingView, version: SlurmVersion) -> list[tuple[s
         return []
     seconds = LONG_PROLOG_SECONDS
     lines: list[tuple[str, ConfValue]] = [
-        ("MessageTimeout", seconds),
+        ("MessageTimeout", LONG_PROLOG_MESSAGE_TIMEOUT),
         ("BatchStartTimeout", seconds),
     ]
     if slurm.feature(version, "prolog_epilog_timeouts"):
