@@ -265,3 +265,34 @@ def test_image_paths_name_their_source() -> None:
     for image in images.values():
         for path, source in image.paths.items():
             assert path.startswith("/") and source.startswith("https://"), (image.id, path)
+
+
+@pytest.mark.parametrize(
+    ("stem", "source", "provided"),
+    [
+        # The RDMA verbs devices exist where the fabric's driver is (kernel user_verbs docs).
+        ("onprem-h100-ib-lustre", "/dev/infiniband", True),
+        ("aws-p5-efa-fsx", "/dev/infiniband", True),  # EFA is an ib_core provider
+        ("gcp-a3-mega-tcpxo", "/dev/infiniband", False),
+        # The udev rule the fabric role installs makes the aperture folder at boot.
+        ("gcp-a3-mega-tcpxo", "/dev/aperture_devices", True),
+        ("aws-p5-efa-fsx", "/dev/aperture_devices", False),
+    ],
+)
+def test_device_mounts_are_provided_by_the_fabric_driver_or_an_installed_udev_rule(
+    stem: str, source: str, provided: bool, base: Path
+) -> None:
+    fstab = "ansible/roles/pyxis_enroot/files/nccl.fstab"
+    first = "/etc/nccl.conf /etc/nccl.conf none"
+    edited = _edited(
+        base,
+        stem,
+        f"dev-{stem}-{source.rsplit('/', 1)[-1]}",
+        fstab,
+        first,
+        f"{source} {source} none x-create=dir,bind,nofail 0 0\n{first}",
+    )
+    found = _failures(edited)
+    assert (f"mount source {source}: nothing provides it on compute nodes" in found) is not (
+        provided
+    ), found

@@ -71,6 +71,17 @@ class Program:
 
 
 @dataclass(frozen=True, slots=True)
+class Device:
+    """A path the kernel or udev creates at boot on compute nodes."""
+
+    path: str  # fnmatch pattern
+    fabrics: tuple[str, ...]  # made by the driver of these fabric kinds
+    gpus: bool  # only on GPU nodes
+    after: str | None  # made once this file (a udev rule) is installed
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class ProvidedPaths:
     """The whole table."""
 
@@ -78,6 +89,7 @@ class ProvidedPaths:
     programs: tuple[Program, ...]
     packages: dict[str, tuple[str, ...]]
     module_path: str
+    devices: tuple[Device, ...] = ()
 
     def config_for(self, dest: str) -> ConfigSpec | None:
         """The configuration a file installed at `dest` is, if archform knows it."""
@@ -150,11 +162,22 @@ def parse_provided_paths(data: dict[str, Any]) -> ProvidedPaths:
         packages[str(name)] = tuple(str(p) for p in raw["paths"])
     modules = data["modules"]
     _source("modules", modules)
+    devices = tuple(
+        Device(
+            path=str(raw["path"]),
+            fabrics=tuple(str(f) for f in raw.get("fabrics") or ()),
+            gpus=bool(raw.get("gpus", False)),
+            after=None if raw.get("after") is None else str(raw["after"]),
+            source=_source(f"devices[{i}]", raw),
+        )
+        for i, raw in enumerate(data.get("devices") or [])
+    )
     return ProvidedPaths(
         configs={str(k): _config(str(k), v) for k, v in data["configs"].items()},
         programs=tuple(_program(i, p) for i, p in enumerate(data.get("programs") or [])),
         packages=packages,
         module_path=str(modules["path"]),
+        devices=devices,
     )
 
 

@@ -6,11 +6,23 @@ where `key` is the PathKey the value came from (None for fstab sources and plugs
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from archform.spec.provided_paths import ConfigSpec, PathKey
+
+
+class Host(Protocol):
+    """What the verdict needs of a walked host: its kind, what it has, and who provides a path."""
+
+    kind: str
+    provided: dict[str, str]
+
+    def has(self, path: str) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,3 +105,41 @@ def needs(text: str, spec: ConfigSpec, dest: str) -> list[Need]:
     if spec.syntax == "plugstack":
         return _plugstack(text, dest)
     return _keyed(text, spec)
+
+
+def unprovided(
+    need: Need, made: list[str], host: Host, device: Callable[[str], bool], image: str
+) -> str | None:
+    """Why nothing provides what the configuration names on this host (None: provided).
+
+    `made` are the paths the services of the same file create with `mkdir -p` (a per-user
+    path above one of them exists as soon as the service ran).
+    """
+    path, key = need.path, need.key
+    if need.glob:
+        if any(fnmatch.fnmatchcase(p, path) for p in host.provided):
+            return None
+        return f"matches nothing on {host.kind} nodes (Slurm then loads no plugin from it)"
+    if key is not None and key.created_by:
+        if key.per_user and "${" in path:
+            fixed = path.split("${", 1)[0].rstrip("/")
+            if fixed and host.has(fixed) is None:
+                return (
+                    f"{key.created_by} creates it as the job's user, but nothing creates "
+                    f"{fixed} on {host.kind} nodes"
+                )
+            return None
+        if key.parents:
+            return None
+        parent = posixpath.dirname(path)
+        return None if host.has(parent) else f"{key.created_by} needs {parent} to exist"
+    if "${" in path:
+        if any(m == path or m.startswith(path.rstrip("/") + "/") for m in made):
+            return None
+        return "a per-user path that no service creates (nothing makes it for each user)"
+    if host.has(path) is not None or device(path):
+        return None
+    return (
+        f"nothing provides it on {host.kind} nodes (not shipped by image {image}, "
+        "made by no task of site.yml)"
+    )

@@ -14,7 +14,8 @@ only). It keeps the set of paths provided so far, from, in this order:
   known program writes or a package installs, the sysfs folder of a module modprobe loads
   (data/paths.yaml);
 - the service itself: configuration keys a service creates (enroot's `mkdir -p` of its cache,
-  data and runtime paths; slurmd's spool folder, slurmctld's state folder).
+  data and runtime paths; slurmd's spool folder, slurmctld's state folder), and device paths
+  the kernel or an installed udev rule makes at boot (data/paths.yaml devices).
 
 Reported: a path a task asserts (stat + assert/fail on `.stat.exists`, `removes:`, the absolute
 program of a command that is not a probe: not `failed_when: false`, not guarded by a stat of its
@@ -260,9 +261,22 @@ class _Walker:
         )
         return any(not re.search(rf"not\s+{name}\.stat", when) for name in EXISTS.findall(when))
 
+    def device(self, path: str) -> bool:
+        """True when the kernel or a udev rule makes `path` at boot on this host."""
+        local = self.facts["ansible_local"]["archform"]
+        for device in self.table.devices:
+            if not (fnmatch.fnmatchcase(path, device.path) or path.startswith(device.path + "/")):
+                continue
+            if device.after is not None and self.host.has(device.after) is not None:
+                return True
+            fabric_ok = self.host.kind == "compute" and self.gv.get("fabric_kind") in device.fabrics
+            if fabric_ok and (not device.gpus or local["nvidia_gpus"] > 0):
+                return True
+        return False
+
     def require(self, path: str, label: str, verb: str) -> None:
         self.host.asserted += 1
-        if self.host.has(path) is None:
+        if self.host.has(path) is None and not self.device(path):
             self.host.problems.append(
                 f"{label} {verb} {path} on {self.host.kind} nodes before anything provides it "
                 f"(not shipped by image {self.image.id}, made by no earlier task)"
@@ -355,39 +369,9 @@ class _Walker:
                 if key is not None and key.on is not None and host.kind not in key.on:
                     continue
                 host.asserted += 1
-                why = self.unprovided(need, key, made)
+                why = _config_paths.unprovided(need, made, host, self.device, self.image.id)
                 if why:
                     host.problems.append(f"{dest} ({label}): {need.what} {need.path}: {why}")
-
-    def unprovided(self, need: _config_paths.Need, key: Any, made: list[str]) -> str | None:
-        host, path = self.host, need.path
-        if need.glob:
-            if any(fnmatch.fnmatchcase(p, path) for p in host.provided):
-                return None
-            return f"matches nothing on {host.kind} nodes (Slurm then loads no plugin from it)"
-        if key is not None and key.created_by:
-            if key.per_user and "${" in path:
-                fixed = path.split("${", 1)[0].rstrip("/")
-                if fixed and host.has(fixed) is None:
-                    return (
-                        f"{key.created_by} creates it as the job's user, but nothing creates "
-                        f"{fixed} on {host.kind} nodes"
-                    )
-                return None
-            if key.parents:
-                return None
-            parent = posixpath.dirname(path)
-            return None if host.has(parent) else f"{key.created_by} needs {parent} to exist"
-        if "${" in path:
-            if any(m == path or m.startswith(path.rstrip("/") + "/") for m in made):
-                return None
-            return "a per-user path that no service creates (nothing makes it for each user)"
-        if host.has(path) is not None:
-            return None
-        return (
-            f"nothing provides it on {host.kind} nodes (not shipped by image {self.image.id}, "
-            "made by no task of site.yml)"
-        )
 
 
 _NO_ITEM = object()
