@@ -18,7 +18,7 @@ import pytest
 from archform.render.generate import generate
 from archform.render.targets.common.training_view import training_view
 from archform.spec import TrainingCluster, load_paths
-from support import BLUEPRINTS, require_module, require_tool
+from support import BLUEPRINTS, az_standin, require_module, require_tool
 
 CASES = {
     "aws-p5-efa-fsx": ("pulumi_aws", None),
@@ -69,6 +69,21 @@ def test_mocked_outputs_feed_the_generated_inventory(stem: str, tmp_path: Path) 
     (out / "ansible" / "pulumi-outputs.json").write_text(json.dumps(outputs, indent=2))
 
     env = collections_env()
+    scale_sets = outputs["ansible_inventory"].get("scale_sets") or []
+    if scale_sets:  # Azure: the inventory lists the scale set's live VMs (stand-in `az`)
+        table = tmp_path / "instances.json"
+        table.write_text(
+            json.dumps(
+                {
+                    str(entry["name"]): {
+                        str(i): f"10.42.1.{10 + i}" for i in range(len(entry["hostnames"]))
+                    }
+                    for entry in scale_sets
+                }
+            )
+        )
+        az_standin.install(tmp_path / "bin", table)
+        env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     listed = subprocess.run(
         ["ansible-inventory", "-i", "inventory/archform_inventory.py", "--list"],
         cwd=out / "ansible",

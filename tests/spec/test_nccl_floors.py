@@ -87,10 +87,30 @@ def test_efa_p5_pair_floor_is_the_published_two_node_run_and_bounds_pairs_only()
     assert [t["floor_gbytes"] for t in validate_vars.fabric_tests(view, "cluster")] == [None]
 
 
+def test_a3_mega_tcpxo_pair_floor_is_the_published_two_node_all_reduce_and_bounds_pairs_only() -> (
+    None
+):
+    view = _view("gcp-a3-mega-tcpxo")  # 16 x a3-megagpu-8g, 8 x 200 Gbps GPU NICs
+    # NVIDIA AICR docs/integrator/gke-tcpxo-networking.md (validated on GKE 1.35): 2 x
+    # a3-megagpu-8g, all_reduce, about 340 GB/s busbw at 16 GB; NCCL's default algorithm.
+    assert validate_vars.fabric_tests(view, "pair") == [
+        {
+            "name": "default",
+            "algorithm": None,
+            "floor_gbytes": round(340 * 0.9, 1),
+            "published_gbytes": 340.0,
+            "fraction": 0.9,
+            "source": "https://github.com/NVIDIA/aicr/blob/bc05c6be7859cee7ce6680b93333ed03ba795f88"
+            "/docs/integrator/gke-tcpxo-networking.md",
+        }
+    ]
+    # A 2-node default-algorithm figure does not bound a 16-node ring.
+    assert [t["floor_gbytes"] for t in validate_vars.fabric_tests(view, "cluster")] == [None]
+    # The figure is for the whole 1600 Gbps node, not per rail: a TCPX (A3 High) node has none.
+    assert fabric_floors("gpudirect_tcpx", 800, 4, "pair") == []
+
+
 def test_fabrics_without_a_published_figure_run_without_a_verdict() -> None:
-    assert [
-        t["floor_gbytes"] for t in validate_vars.fabric_tests(_view("gcp-a3-mega-tcpxo"), "pair")
-    ] == [None]
     assert validate_vars.node_tests(_view("onprem-cpu-smoke")) == []
     assert validate_vars.fabric_tests(_view("onprem-cpu-smoke"), "pair") == []
 

@@ -58,6 +58,26 @@ TOOLKIT_REPO_TASK = (
     "  when: image_container_toolkit | length == 0\n"
     "\n"
 )
+# The Azure tree's peermem tasks: load the module, then stat and assert it.
+PEERMEM_LOAD = (
+    "- name: Load nvidia-peermem now\n"
+    "  community.general.modprobe:\n"
+    "    name: nvidia-peermem\n"
+    "    state: present\n"
+    "\n"
+)
+PEERMEM_REQUIRE = (
+    "- name: Check that nvidia-peermem is loaded\n"
+    "  ansible.builtin.stat:\n"
+    "    path: /sys/module/nvidia_peermem\n"
+    "  register: fabric_peermem\n"
+    "\n"
+    "- name: Require nvidia-peermem\n"
+    "  ansible.builtin.assert:\n"
+    "    that: fabric_peermem.stat.exists\n"
+    "    fail_msg: nvidia-peermem is not loaded; NCCL would fall back to DMA-BUF or host memory\n"
+    "    quiet: true\n"
+)
 
 # One training tree (ansible + slurm + pulumi apply) keeps the slow ansible-lint runs few.
 TRAIN = CLOUD = "aws-p5-efa-fsx"
@@ -262,6 +282,39 @@ FAULTS: list[Fault] = [
         "        exit 0\n",
         "        true\n",
         r"an image with its own /opt/amazon/efa still gets the node's libraries",
+    ),
+    # --- paths: every path a task asserts or a configuration names has a provider before ---
+    # The per-user temporary path enroot never creates (b0c054e's enroot.conf): `mktemp -d -p`
+    # fails on every image import.
+    Fault(
+        "path-never-created",
+        "paths",
+        TRAIN,
+        "ansible/roles/pyxis_enroot/files/enroot.conf",
+        "ENROOT_TEMP_PATH /opt/dlami/nvme/enroot/${UID}\n",
+        "ENROOT_TEMP_PATH /opt/dlami/nvme/enroot/${UID}/tmp\n",
+        r"ENROOT_TEMP_PATH /opt/dlami/nvme/enroot/\$\{UID\}/tmp: a per-user path that no "
+        r"service creates",
+    ),
+    # The module is loaded after the assert that requires it.
+    Fault(
+        "assert-before-install",
+        "paths",
+        AZURE,
+        "ansible/roles/fabric/tasks/peermem.yml",
+        PEERMEM_LOAD + PEERMEM_REQUIRE,
+        PEERMEM_REQUIRE + "\n" + PEERMEM_LOAD.removesuffix("\n"),
+        r"'Require nvidia-peermem' asserts /sys/module/nvidia_peermem on compute nodes before "
+        r"anything provides it",
+    ),
+    Fault(
+        "mount-source-never-created",
+        "paths",
+        AZURE,
+        "ansible/roles/pyxis_enroot/files/nccl.fstab",
+        "/opt/microsoft /opt/microsoft none",
+        "/opt/microsoft-hpc /opt/microsoft none",
+        r"mount source /opt/microsoft-hpc: nothing provides it on compute nodes",
     ),
     # --- pulumi: every program under pulumi.runtime.set_mocks with the real provider SDKs ---
     Fault(

@@ -63,6 +63,7 @@ class Image:
     preinstalled: tuple[str, ...]
     local_nvme: str | None
     local_nvme_by_image: bool
+    paths: dict[str, str]  # path the image ships -> the source that says so
     fabrics: dict[str, str]
     lustre: dict[str, str]
     archform_roles: bool
@@ -121,6 +122,7 @@ def _image(key: str, raw: dict[str, Any]) -> Image:
         preinstalled=tuple(str(p) for p in raw.get("preinstalled") or ()),
         local_nvme=raw.get("local_nvme"),
         local_nvme_by_image=bool(raw.get("local_nvme_by_image", False)),
+        paths={str(k): str(v) for k, v in (raw.get("paths") or {}).items()},
         fabrics={str(k): str(v) for k, v in (raw.get("fabrics") or {}).items()},
         lustre={str(k): str(v) for k, v in (raw.get("lustre") or {}).items()},
         archform_roles=bool(raw.get("archform_roles", True)),

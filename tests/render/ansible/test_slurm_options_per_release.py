@@ -15,7 +15,7 @@ from archform.spec import load_paths, load_text, slurm
 from archform.spec.models.training import TrainingCluster
 
 FILES = ("slurm.conf", "cgroup.conf", "gres.conf", "topology.conf")
-STEMS = ("aws-p5-efa-fsx", "onprem-h100-ib-lustre", "onprem-cpu-smoke")
+STEMS = ("aws-p5-efa-fsx", "onprem-h100-ib-lustre", "onprem-cpu-smoke", "gcp-a3-mega-tcpxo")
 
 
 def _files(stem: str, release: str) -> dict[str, str]:

@@ -307,15 +307,26 @@ def test_inventory_output_matches_training_view(runs: dict[str, Any], stem: str)
     cluster = _case(stem).cluster
     view = training_view(cluster)
     inv = run.outputs["ansible_inventory"]
-    assert set(inv) == {"controller", "login", "compute", "lustre", "nfs"}
+    assert set(inv) == {"controller", "login", "compute", "lustre", "nfs", "scale_sets"}
     assert [h["name"] for h in inv["controller"]] == [view.controller]
     assert [h["name"] for h in inv["login"]] == view.login
     assert [h["name"] for h in inv["compute"]] == view.all_hostnames
     assert [h["group"] for h in inv["compute"]] == [
         g.name for g in view.groups for _ in g.hostnames
     ]
+    # Scale-set groups (Azure) have their addresses read from the live scale set.
+    scaled = {str(s["group"]) for s in inv["scale_sets"]}
+    assert bool(scaled) is (cluster.placement.provider == "azure")
+    for entry in inv["scale_sets"]:
+        assert entry["name"] and entry["resource_group"], entry
+        assert entry["hostnames"] == next(
+            g.hostnames for g in view.groups if g.name == entry["group"]
+        )
     for host in inv["controller"] + inv["login"] + inv["compute"]:
         assert set(host) <= {"name", "address", "group"}
+        if host.get("group") in scaled:
+            assert host["address"] is None, host
+            continue
         assert isinstance(host["address"], str) and host["address"], host
     lustre = [s.name for s in cluster.storage if s.kind == "lustre"]
     nfs = [s.name for s in cluster.storage if s.kind == "nfs"]

@@ -158,6 +158,20 @@ class Fabric(Strict):
     roce: Roce = Field(default_factory=Roce)
 
 
+# One LNet network with its interfaces, as lnet's `networks=` module option spells it
+# (https://wiki.lustre.org/LNet_Router_Config_Guide): o2ib(ib0), o2ib1(ib0,ib1), tcp(bond0), tcp.
+LnetNetwork = Annotated[
+    str,
+    Field(pattern=r"^(o2ib|tcp|kfi)[0-9]{0,3}(\([A-Za-z0-9_.-]{1,15}(,[A-Za-z0-9_.-]{1,15})*\))?$"),
+]
+
+
+def lnet_network(text: str) -> str:
+    """The network name of an LNet spec or NID suffix: 'o2ib(ib0)' -> 'o2ib0', 'tcp' -> 'tcp0'."""
+    name = text.partition("(")[0]
+    return name if name[-1:].isdigit() else f"{name}0"
+
+
 class Storage(Strict):
     """One file system or bucket the cluster mounts or reads."""
 
@@ -181,6 +195,12 @@ class Storage(Strict):
         Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
     )
     stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
+    lnet: LnetNetwork | None = Field(
+        default=None,
+        description="On-prem Lustre: the LNet network and interface(s) the client reaches this "
+        "file system on, e.g. 'o2ib(ibp12s0)' or 'tcp(bond0)' (lnet `networks=`). Default: "
+        "'o2ib(ib0)' on an InfiniBand fabric, 'tcp' otherwise.",
+    )
 
     @model_validator(mode="after")
     def _sized(self) -> Storage:
@@ -190,6 +210,22 @@ class Storage(Strict):
                 f"storage {self.name!r} of kind {self.kind} needs capacity_tib",
                 "add capacity_tib: <TiB> (only object storage has no size)",
             )
+        if self.lnet is not None:
+            if self.kind != "lustre":
+                raise FieldError(
+                    "lnet",
+                    f"storage {self.name!r} is {self.kind}: only Lustre has an LNet network",
+                    "remove lnet",
+                )
+            nid = (self.endpoint or "").partition(":")[0]
+            served = lnet_network(nid.rpartition("@")[2]) if "@" in nid else None
+            if served is not None and served != lnet_network(self.lnet):
+                raise FieldError(
+                    "lnet",
+                    f"storage {self.name!r}: the server's NID is on LNet network {served!r} "
+                    f"({self.endpoint}), lnet names {lnet_network(self.lnet)!r}",
+                    f"use lnet: {served}(<interface>) for this file system",
+                )
         return self
 
     @property
@@ -367,6 +403,29 @@ class TrainingCluster(DocumentBase):
     training: TrainingWorkload | None = None
     access: Access = Field(default_factory=Access)
     hosts: Hosts | None = None
+
+    @model_validator(mode="after")
+    def _lnet_on_prem_once_per_network(self) -> TrainingCluster:
+        given = [s for s in self.storage if s.lnet is not None]
+        if given and self.placement.provider != "onprem":
+            raise FieldError(
+                "storage",
+                f"storage {given[0].name!r}: lnet is for on-prem Lustre; the "
+                f"{self.placement.provider} Lustre service is reached over tcp",
+                "remove lnet",
+            )
+        seen: dict[str, str] = {}
+        for item in given:
+            assert item.lnet is not None
+            net = lnet_network(item.lnet)
+            if seen.setdefault(net, item.lnet) != item.lnet:
+                raise FieldError(
+                    "storage",
+                    f"storage {item.name!r}: lnet {item.lnet!r} names network {net} with other "
+                    f"interfaces than {seen[net]!r} (one networks= entry per LNet network)",
+                    f"give every file system on {net} the same lnet: {seen[net]}",
+                )
+        return self
 
     @model_validator(mode="after")
     def _nodes_within_slurm_limit(self) -> TrainingCluster:

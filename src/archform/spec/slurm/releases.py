@@ -120,7 +120,10 @@ def feature(version: SlurmVersion, name: str) -> bool:
 
     - topology_block: the topology/block plugin exists (23.11 on);
     - block_sizes: topology.conf accepts BlockSizes (24.05 on);
-    - gres_autodetect_nvidia: gres.conf AutoDetect=nvidia has its gpu/nvidia plugin (24.11 on).
+    - gres_autodetect_nvidia: gres.conf AutoDetect=nvidia has its gpu/nvidia plugin (24.11 on);
+    - prolog_epilog_timeouts: slurm.conf has separate PrologTimeout and EpilogTimeout (25.05 on,
+      SchedMD/slurm 60be338225 "Add PrologTimeout and EpilogTimeout slurm.conf config options";
+      PrologEpilogTimeout, read since 15.08, is then only their fallback).
     """
     if name == "topology_block":
         return has_plugin(version, "topology", "block")
@@ -129,6 +132,9 @@ def feature(version: SlurmVersion, name: str) -> bool:
         return "BlockSizes" in topo
     if name == "gres_autodetect_nvidia":
         return has_plugin(version, "gpu", "nvidia")
+    if name == "prolog_epilog_timeouts":
+        options = release_data(version.release)["files"]["slurm.conf"]["options"]
+        return "PrologTimeout" in options and "EpilogTimeout" in options
     raise KeyError(name)
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from archform.verify import Check
-from archform.verify.checks import ansible, containers, kubernetes, packages, pulumi, slurm
+from archform.verify.checks import ansible, containers, kubernetes, packages, paths, pulumi, slurm
 
 BUILTIN: list[Check] = [
     ansible.CHECK,
     packages.CHECK,
+    paths.CHECK,
     containers.CHECK,
     slurm.CHECK,
     pulumi.CHECK,

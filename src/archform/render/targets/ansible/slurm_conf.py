@@ -154,6 +154,41 @@ def partition_lines(view: TrainingView) -> list[Line]:
     return lines
 
 
+# GPUDirect-TCPXO nodes start Google's receive data path manager (RxDM) and refresh the FasTrak
+# NCCL plugin from the Slurm prolog of every multi-node job (roles/fabric rxdm-hook.sh: two
+# docker runs and up to 120 s waiting for RxDM), far beyond Slurm's 10 s default
+# BatchStartTimeout, which also bounds srun's task launch behind a long prolog (slurm.conf(5)).
+# Cluster Toolkit's a3mega Slurm blueprint uses a slurm.conf template with long prolog timeouts
+# for that reason: BatchStartTimeout=600, PrologEpilogTimeout=600, MessageTimeout=600
+# (community/modules/scheduler/schedmd-slurm-gcp-v6-controller/etc/long-prolog-slurm.conf.tpl,
+# GoogleCloudPlatform/cluster-toolkit@1047080375afbb44da4b596be314634e7486af4a). MessageTimeout
+# stays at 100, the most Slurm takes without logging "MessageTimeout is too high for effective
+# fault-tolerance" (src/common/read_config.c); with PrologFlags=Alloc slurmd answers the
+# prolog RPC before it runs the prolog (src/slurmd/slurmd/req.c _rpc_prolog), so the prolog's
+# length does not need a longer RPC timeout.
+LONG_PROLOG_SECONDS = 600
+LONG_PROLOG_MESSAGE_TIMEOUT = 100
+LONG_PROLOG_FABRICS = ("gpudirect_tcpxo",)
+
+
+def long_prolog_lines(view: TrainingView, version: SlurmVersion) -> list[tuple[str, ConfValue]]:
+    """Long prolog timeouts for fabrics whose prolog starts a data-path daemon.
+
+    PrologTimeout + EpilogTimeout where the release has them (25.05 on), PrologEpilogTimeout
+    before; MessageTimeout and BatchStartTimeout in both.
+    """
+    if view.fabric.kind not in LONG_PROLOG_FABRICS:
+        return []
+    seconds = LONG_PROLOG_SECONDS
+    lines: list[tuple[str, ConfValue]] = [
+        ("MessageTimeout", LONG_PROLOG_MESSAGE_TIMEOUT),
+        ("BatchStartTimeout", seconds),
+    ]
+    if slurm.feature(version, "prolog_epilog_timeouts"):
+        return [*lines, ("PrologTimeout", seconds), ("EpilogTimeout", seconds)]
+    return [*lines, ("PrologEpilogTimeout", seconds)]
+
+
 def _typed_tres(view: TrainingView) -> str:
     types = sorted({g.gpu_gres_type for g in view.groups if g.gpus_per_node and g.gpu_gres_type})
     return ",".join(["gres/gpu", *(f"gres/gpu:{t}" for t in types)])
@@ -214,6 +249,7 @@ def global_lines(view: TrainingView, version: SlurmVersion) -> list[Line]:
             ("Prolog", f"{CONF_DIR}/prolog.sh"),
             ("Epilog", f"{CONF_DIR}/epilog.sh"),
         ]
+    settings += long_prolog_lines(view, version)
     if view.gpu_cluster:
         # NCCL settings into every task's environment (roles/nccl task_prolog.sh).
         settings.append(("TaskProlog", f"{CONF_DIR}/task_prolog.sh"))

@@ -42,7 +42,6 @@ class ScaleSet:
     nodes: int
     hostnames: list[str]
     computer_name_prefix: str
-    computer_names: list[str]
     spot: bool
     reserved: bool  # Reserved VM Instances (billing); no capacity reservation group
 
@@ -69,24 +68,6 @@ class FileShare:
     mount: str | None
 
 
-def _base36(number: int) -> str:
-    digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    out = ""
-    while True:
-        number, rest = divmod(number, 36)
-        out = digits[rest] + out
-        if number == 0:
-            return out
-
-
-def scale_set_hostnames(prefix: str, count: int) -> list[str]:
-    """Computer names of a new Uniform scale set's VMs: prefix + 6-digit base-36 instance id.
-
-    With overprovisioning off, a new scale set numbers its instances 0..count-1.
-    """
-    return [f"{prefix}{_base36(i).rjust(6, '0')}".lower() for i in range(count)]
-
-
 def _account_name(cluster: str, storage: str) -> str:
     """A storage account name: 3-24 lowercase letters and digits (globally unique)."""
     return re.sub(r"[^a-z0-9]", "", f"{cluster}{storage}")[:24].ljust(3, "0")
@@ -110,7 +91,6 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
                 nodes=group.nodes,
                 hostnames=gv.hostnames,
                 computer_name_prefix=prefix,
-                computer_names=scale_set_hostnames(prefix, group.nodes),
                 spot=group.purchase == "spot",
                 reserved=group.purchase == "reserved",
             )
@@ -185,8 +165,11 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
         "Each node group is one Uniform scale set with singlePlacementGroup=true, "
         "platformFaultDomainCount=1 and overprovisioning off: Azure wires InfiniBand only "
         f"inside such a set, which holds at most {catalog.limits.azure_scale_set_max_vms} VMs.",
-        "Scale-set VMs keep Azure's computer names (prefix + base-36 instance id); the inventory "
-        "maps each Slurm node name to one of them, and Ansible sets the host name.",
+        "The scale set may replace a VM (new instance id, computer name and address), so the "
+        "Ansible inventory lists its live VMs when it runs (`az vmss list-instances` and "
+        "`az vmss nic list`: install the Azure CLI and `az login` where Ansible runs); each VM "
+        "keeps the Slurm node name it got first (ansible/scale-set-hosts.json), a new one takes "
+        "the lowest free name, and Ansible sets the host name.",
         "Encryption at host is on for every VM (register the EncryptionAtHost feature on the "
         "subscription first); Managed Lustre and Azure Files encrypt at rest.",
         "The NSG admits SSH only from access.ssh_cidrs; nodes have no public addresses and go "

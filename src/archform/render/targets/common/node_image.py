@@ -15,6 +15,18 @@ from archform.spec.models.training import TrainingCluster
 LUSTRE_RELEASE_TAG = "2.15.7"
 
 
+def lnet_networks(cluster: TrainingCluster) -> str:
+    """The `networks=` option of the lnet module for the Lustre client.
+
+    The blueprint's storage[].lnet values (one per LNet network, validated by the model), else
+    o2ib on the InfiniBand fabric's first IPoIB interface, else tcp.
+    """
+    given = [s.lnet for s in cluster.storage if s.kind == "lustre" and s.lnet]
+    if given:
+        return ",".join(dict.fromkeys(given))
+    return "o2ib(ib0)" if cluster.fabric.kind == "infiniband" else "tcp"
+
+
 def needs_of(cluster: TrainingCluster) -> Needs:
     """What the cluster needs from its node image."""
     return Needs(
@@ -66,7 +78,7 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, object]]:
     lustre_kind, lustre_repo = _method(image.lustre_method(provider))
     fabric_kind, fabric_repo = _method(image.fabric_method(cluster.fabric.kind))
     tcpxo = cluster.fabric.kind == "gpudirect_tcpxo"
-    lnet = "o2ib(ib0)" if cluster.fabric.kind == "infiniband" else "tcp"
+    lnet = lnet_networks(cluster)
     return [
         ("archform_image", image.id),
         ("archform_image_codename", image.codename or ""),

@@ -1,14 +1,18 @@
 #!/bin/bash
 # Slurm prolog/epilog hook (archform) for GCP A3 Mega (GPUDirect-TCPXO): run Google's receive
 # data path manager (RxDM) for each multi-node job and refresh the FasTrak NCCL plugin in
-# /var/lib/tcpxo/lib64, following slurm-gcp tools/prologs-epilogs/receive-data-path-manager-mega
-# (container images, docker options and the "Buffer manager initialization complete" readiness
-# line are taken from there). Called by /etc/slurm/prolog.sh and epilog.sh with the phase.
+# /var/lib/tcpxo/lib64 (first installed by the fabric role), following slurm-gcp
+# tools/prologs-epilogs/receive-data-path-manager-mega (container images, docker options and
+# the "Buffer manager initialization complete" readiness line are taken from there). Called by
+# /etc/slurm/prolog.sh and epilog.sh with the phase.
 set -euo pipefail
 phase=${1:?usage: rxdm-hook.sh prolog|epilog}
 [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ] || exit 0
-plugin_image=us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev:v1.0.17
-rxdm_image=us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev:v1.0.23
+# Image names: written by the fabric role (roles/fabric/vars/main.yml) next to the plugin it
+# installed at configuration time.
+. "${ARCHFORM_TCPXO_ENV:-/etc/default/archform-tcpxo}"
+plugin_image=${ARCHFORM_TCPXO_PLUGIN_IMAGE:?}
+rxdm_image=${ARCHFORM_TCPXO_RXDM_IMAGE:?}
 name=archform-rxdm-${SLURM_JOB_ID:-0}
 
 stop_all() {

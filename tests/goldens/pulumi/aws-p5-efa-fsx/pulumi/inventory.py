@@ -4,8 +4,12 @@ Shape (read by the generated Ansible inventory script):
     {"controller": [{"name", "address"}], "login": [{"name", "address"}],
      "compute": [{"name", "address", "group"}],
      "lustre": {"<storage name>": {"dns_name", "mount_name"}},
-     "nfs": {"<storage name>": {"address", "export"}}}
+     "nfs": {"<storage name>": {"address", "export"}},
+     "scale_sets": [{"group", "resource_group", "name", "hostnames"}]}
 Addresses are private: Ansible reaches the nodes from inside the network or over a VPN.
+Scale-set nodes (Azure) have no address here (null): a scale set replaces a VM under a new
+instance id, name and address, so the inventory script lists the scale set's instances when it
+runs and gives each live instance one of the group's Slurm host names.
 Mounts: `mount -t lustre <dns_name>@tcp:/<mount_name> <dir>` and
 `mount -t nfs <address>:<export> <dir>` (EFS and Azure Files speak NFS 4.1, Filestore Basic
 NFS 3; the client negotiates).
@@ -24,6 +28,7 @@ def export_inventory(
     compute: list[tuple[str, Any, str]],
     lustre: dict[str, tuple[Any, Any]],
     nfs: dict[str, tuple[Any, Any]],
+    scale_sets: list[dict[str, Any]] | None = None,
 ) -> None:
     """Export the inventory; values may be Pulumi Outputs (resolved by the engine)."""
     pulumi.export(
@@ -34,5 +39,6 @@ def export_inventory(
             "compute": [{"name": n, "address": a, "group": g} for n, a, g in compute],
             "lustre": {k: {"dns_name": d, "mount_name": m} for k, (d, m) in sorted(lustre.items())},
             "nfs": {k: {"address": a, "export": e} for k, (a, e) in sorted(nfs.items())},
+            "scale_sets": scale_sets or [],
         },
     )

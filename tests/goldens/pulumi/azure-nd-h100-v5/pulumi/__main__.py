@@ -15,4 +15,5 @@ export_inventory(
     compute=nodes.compute,
     lustre=fs.lustre,
     nfs=fs.nfs,
+    scale_sets=nodes.scale_sets,
 )

@@ -25,11 +25,12 @@ def _config(key: str) -> str:
 
 @dataclass
 class Nodes:
-    """(name, private address[, group]) of every node, for the inventory."""
+    """(name, private address[, group]) of every node, and the scale sets, for the inventory."""
 
     controller: list[tuple[str, object]] = field(default_factory=list)
     login: list[tuple[str, object]] = field(default_factory=list)
     compute: list[tuple[str, object, str]] = field(default_factory=list)
+    scale_sets: list[dict[str, object]] = field(default_factory=list)
 
 
 def _image() -> dict[str, str]:
@@ -160,8 +161,17 @@ def build(net: Network) -> Nodes:
         nodes.login.append((name, address))
     for group in s.GROUPS:
         vmss = _scale_set(group, net)
-        # Scale-set VMs are reached by their Azure DNS names (resolvable inside the VNet)
-        # once the scale set exists.
-        for name, host in zip(group["hostnames"], group["computer_names"], strict=True):
-            nodes.compute.append((name, vmss.id.apply(lambda _id, h=host: h), group["name"]))
+        # No address per node: the scale set may replace a VM (new instance id, computer name
+        # and private address), so the inventory script reads the live instance list
+        # (az vmss list-instances / az vmss nic list) for this scale set when it runs.
+        for name in group["hostnames"]:
+            nodes.compute.append((name, None, group["name"]))
+        nodes.scale_sets.append(
+            {
+                "group": group["name"],
+                "resource_group": net.group.name,
+                "name": vmss.name,
+                "hostnames": group["hostnames"],
+            }
+        )
     return nodes
