@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from archform.render.targets.kubernetes.awaits import AwaitView, StartupBudget
+
 
 @dataclass(frozen=True, slots=True)
 class RegionView:
@@ -164,6 +166,10 @@ class FleetData(FleetView):
     gateway_address: str
     p99_target_ms: int
     stage_timeout_s: int
+    # The model server's startup budget and the Pulumi await (customTimeouts) per object kind
+    # (kubernetes.awaits): the provider's 10-minute default is shorter than a model's start.
+    startup: StartupBudget
+    awaits: dict[str, AwaitView]
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,3 +187,4 @@ class FleetContext:
     fleet: FleetData
     regions: list[RegionObjects]
     p99_target_ms: int
+    timing_source: str = ""  # where the provider's await default is documented

@@ -1,0 +1,153 @@
+"""An unattended first deploy of every bundled fleet: what the generated programs register
+under mocks with the real provider SDKs.
+
+- Awaits: the Pulumi Kubernetes provider waits 10 minutes for a Deployment unless the
+  resource's customTimeouts say otherwise, and an update waits for the whole rollout
+  (pulumi-kubernetes provider/pkg/await/await.go and deployment.go at 94977969d). A model
+  server pod downloads, verifies and loads its weights first; the budget below is rebuilt
+  here from the registered Deployment (startup probe, strategy, grace period) and the
+  sourced timing table, not taken from archform's own computation.
+- AKS login: listClusterUserCredentials returns a kubeconfig running kubelogin in
+  device-code mode (pulumi-azure-native#2399); it must reach the provider as a
+  non-interactive login (kubelogin docs/book/src/concepts/login-modes/).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import support
+from archform.spec.deploy_timing import deploy_timing
+from support import BLUEPRINTS, programs
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+# blueprint -> (fleet program folder inside the tree, parameters in the blueprint)
+FLEETS = {
+    "inference-3region-a10": ("pulumi", {"params": 8e9, "max_nodes": 40, "replicas_per_node": 2}),
+    "inference-h100-single-region": ("pulumi", {"params": 70e9, "max_nodes": 8, "replicas_per_node": 2}),
+    "platform-two-tier": ("sivaro-serve/pulumi", {"params": 13e9, "max_nodes": 20, "replicas_per_node": 1}),
+}
+PROVIDER_DEFAULT_AWAIT_S = 600  # DefaultDeploymentTimeoutMins = 10 (pulumi-kubernetes)
+
+
+def _run(stem: str, root: Path, config: dict[str, str] | None = None) -> Any:
+    support.require_module("pulumi", "pulumi_aws", "pulumi_azure_native", "pulumi_kubernetes")
+    tree = programs.generate((BLUEPRINTS / f"{stem}.yaml").read_text("utf-8"), root, stem)
+    project = tree / FLEETS[stem][0]
+    if config is None:
+        return programs.run(project)
+    from archform.verify.pulumi_mock import run_program
+    from archform.verify.pulumi_projects import dry_run_config
+
+    return run_program(project, {**dry_run_config(project)[0], **config})
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("unattended")
+
+
+def _budget(dep: dict[str, Any], params: float, max_replicas: int) -> tuple[float, float]:
+    """(create, update) seconds: new node + pull + download and sha256 of bf16 weights at the
+    table's object-store rate + the startup probe's allowance; updates in maxSurge waves."""
+    t = deploy_timing()
+    spec = dep["spec"]
+    pod = spec["template"]["spec"]
+    probe = pod["containers"][0]["startupProbe"]
+    probe_s = probe["periodSeconds"] * probe["failureThreshold"]
+    weights_bytes = params * 2  # bf16
+    moved = 2 * weights_bytes / (t.object_store_mb_per_s * 1e6)
+    per_pod = t.image_pull_s + moved + probe_s
+    surge = spec["strategy"]["rollingUpdate"]["maxSurge"]
+    surge_pods = (
+        math.ceil(max_replicas * int(surge[:-1]) / 100) if isinstance(surge, str) else surge
+    )
+    waves = math.ceil(max_replicas / surge_pods)
+    grace = pod["terminationGracePeriodSeconds"]
+    return t.node_provision_s + per_pod, t.node_provision_s + waves * (per_pod + grace)
+
+
+@pytest.mark.parametrize("stem", sorted(FLEETS))
+def test_deployment_await_covers_the_startup_budget(stem: str, root: Path) -> None:
+    run = _run(stem, root)
+    facts = FLEETS[stem][1]
+    deployments = run.of_type("kubernetes:apps/v1:Deployment")
+    assert deployments
+    for dep in deployments:
+        waits = dict(dep.custom_timeouts)
+        create, update = _budget(
+            dep.inputs, facts["params"], facts["max_nodes"] * facts["replicas_per_node"]
+        )
+        assert create > PROVIDER_DEFAULT_AWAIT_S, "the default would time out"
+        assert waits.get("create", 0) >= create, (dep.name, waits, create)
+        assert waits.get("update", 0) >= update, (dep.name, waits, update)
+        # A Deployment whose pod is still loading must not be marked failed first: the
+        # provider's awaiter fails on ProgressDeadlineExceeded.
+        assert dep.inputs["spec"]["progressDeadlineSeconds"] >= create - 60, dep.name
+    for job in run.of_type("kubernetes:batch/v1:Job"):
+        deadline = job.inputs["spec"]["activeDeadlineSeconds"]
+        assert dict(job.custom_timeouts)["create"] > deadline, job.name
+
+
+def test_a_70b_model_waits_over_an_hour_to_come_up(root: Path) -> None:
+    """Llama 3.1 70B in bf16 is 140 GB; with a 900 s declared load (startup probe 1,350 s)
+    the first pod cannot be ready within the provider's 10 minutes."""
+    (dep,) = _run("inference-h100-single-region", root).of_type("kubernetes:apps/v1:Deployment")
+    waits = dict(dep.custom_timeouts)
+    assert waits["create"] >= 3600 and waits["update"] > waits["create"]
+
+
+def _exec_users(run: Any) -> list[dict[str, Any]]:
+    users = []
+    for provider in run.of_type("pulumi:providers:kubernetes"):
+        raw = provider.inputs["kubeconfig"]
+        raw = raw.get("value", raw) if isinstance(raw, dict) else raw  # a secret on the wire
+        config = json.loads(raw) if raw.lstrip().startswith("{") else __import__("yaml").safe_load(raw)
+        users += [u["user"]["exec"] for u in config.get("users") or []]
+    return users
+
+
+def test_aks_kubeconfig_logs_in_without_a_person(root: Path) -> None:
+    run = _run("inference-3region-a10", root)
+    users = _exec_users(run)
+    assert len(users) == 3, "one exec user per cluster"
+    for user in users:
+        assert user["command"] == "kubelogin"
+        assert user["args"] == [
+            "get-token",
+            "--login",
+            "azurecli",
+            "--server-id",
+            "6dae42f8-4368-4678-94ff-3960e28e3630",  # the AKS Entra server application
+        ]
+
+
+def test_ci_login_modes_are_chosen_by_config_and_interactive_ones_refused(root: Path) -> None:
+    users = _exec_users(_run("inference-3region-a10", root, {"aksLogin": "workloadidentity"}))
+    assert {u["args"][2] for u in users} == {"workloadidentity"}
+    spn = _exec_users(_run("inference-3region-a10", root, {"aksLogin": "spn"}))
+    assert all(u["args"][-2:] == ["--tenant-id", "00000000-0000-0000-0000-00000000000a"] for u in spn)
+    from archform.verify.pulumi_mock import MockProgramError
+
+    with pytest.raises(MockProgramError, match="aksLogin 'devicecode'"):
+        _run("inference-3region-a10", root, {"aksLogin": "devicecode"})
+
+
+def test_fleet_readme_documents_ci_credentials(root: Path) -> None:
+    tree = programs.generate(
+        (BLUEPRINTS / "inference-3region-a10.yaml").read_text("utf-8"), root, "inference-3region-a10"
+    )
+    readme = (tree / "pulumi" / "README.md").read_text("utf-8")
+    for needle in (
+        "### Credentials for CI",
+        "pulumi config set aksLogin workloadidentity",
+        "AZURE_FEDERATED_TOKEN_FILE",
+        "## How long a deploy waits",
+    ):
+        assert needle in readme, needle
