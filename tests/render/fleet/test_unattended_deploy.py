@@ -151,3 +151,94 @@ def test_fleet_readme_documents_ci_credentials(root: Path) -> None:
         "## How long a deploy waits",
     ):
         assert needle in readme, needle
+
+
+# --- readiness waits: role propagation (AKS) and identity associations (EKS) ----------------
+
+AKS_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"  # Azure Kubernetes Service RBAC Cluster Admin
+BLOB_ROLES = {
+    "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1",  # Storage Blob Data Reader
+    "ba92f5b4-2d11-453d-a403-e96b0029c9fe",  # Storage Blob Data Contributor
+}
+DYNAMIC = "pulumi-python:dynamic:Resource"
+
+
+def _waits_between(run: Any, consumer: Any, grant: Any) -> list[float]:
+    """Seconds of every wait `consumer` depends on that itself waits for `grant`."""
+    out = []
+    for wait in run.of_type(DYNAMIC):
+        if wait.name in run.depends_on(consumer) and grant.name in run.depends_on(wait):
+            out.append(float(wait.inputs["seconds"]))
+    return out
+
+
+def test_aks_waits_for_role_propagation_before_using_the_roles(root: Path) -> None:
+    """Azure RBAC for Kubernetes takes up to 5 minutes to honour a new assignment
+    (learn.microsoft.com/azure/aks/manage-azure-rbac); data roles up to 10 minutes
+    (learn.microsoft.com/azure/role-based-access-control/troubleshooting)."""
+    run = _run("inference-3region-a10", root)
+    assignments = run.of_type("azure-native:authorization:RoleAssignment")
+    for region in ("eastus", "westeurope", "southeastasia"):
+        provider = run.named(f"{region}-k8s")
+        (admin,) = [
+            a
+            for a in assignments
+            if a.inputs["roleDefinitionId"].endswith(AKS_ADMIN) and a.name.startswith(region)
+        ]
+        assert max(_waits_between(run, provider, admin), default=0) >= 300, region
+        consumers = [
+            r
+            for r in run.resources
+            if r.type in ("kubernetes:apps/v1:Deployment", "kubernetes:batch/v1:Job")
+            and r.name.startswith(region)
+        ]
+        blob = [
+            a
+            for a in assignments
+            if a.inputs["roleDefinitionId"].rsplit("/", 1)[-1] in BLOB_ROLES
+            and a.name.startswith(region)
+        ]
+        assert consumers
+        # eastus reads the registry account, granted only with sourceStorageAccountId
+        assert blob or region == "eastus", region
+        for consumer in consumers:
+            for grant in blob:
+                assert max(_waits_between(run, consumer, grant), default=0) >= 600, (
+                    consumer.name,
+                    grant.name,
+                )
+
+
+@pytest.mark.parametrize("stem", ["inference-h100-single-region", "platform-two-tier"])
+def test_pods_start_after_their_pod_identity_associations(stem: str, root: Path) -> None:
+    """EKS Pod Identity injects credentials at pod creation and its associations are
+    eventually consistent (EKS API reference, CreatePodIdentityAssociation)."""
+    run = _run(stem, root)
+    associations = {
+        (a.name.split("-")[0], a.inputs["serviceAccount"]): a
+        for a in run.of_type("aws:eks/podIdentityAssociation:PodIdentityAssociation")
+    }
+    releases = [r for r in run.of_type("kubernetes:helm.sh/v3:Release") if "autoscaler" in r.name]
+    assert releases
+    for release in releases:
+        key = next(k for (k, sa) in associations if sa == "cluster-autoscaler" and release.name.startswith(
+            next(r["name"] for r in _regions(run) if r["key"] == k)))
+        grant = associations[(key, "cluster-autoscaler")]
+        assert grant.name in run.depends_on(release), release.name
+        assert _waits_between(run, release, grant), release.name
+    for consumer in run.of_type("kubernetes:apps/v1:Deployment") + run.of_type(
+        "kubernetes:batch/v1:Job"
+    ):
+        sa = consumer.inputs["spec"]["template"]["spec"]["serviceAccountName"]
+        matching = [a for (k, s), a in associations.items() if s == sa and
+                    consumer.name.startswith(next(r["name"] for r in _regions(run) if r["key"] == k))]
+        assert matching, (consumer.name, sa)
+        assert _waits_between(run, consumer, matching[0]), consumer.name
+
+
+def _regions(run: Any) -> list[dict[str, str]]:
+    """Region name and logical-name key of each EKS cluster (`<key>-eks`, region input)."""
+    return [
+        {"name": c.inputs["region"], "key": c.name.removesuffix("-eks")}
+        for c in run.of_type("aws:eks/cluster:Cluster")
+    ]

@@ -170,6 +170,8 @@ class FleetData(FleetView):
     # (kubernetes.awaits): the provider's 10-minute default is shorter than a model's start.
     startup: StartupBudget
     awaits: dict[str, AwaitView]
+    # Seconds a grant needs before it is honoured (spec/data/deploy_timing.yaml).
+    propagation: dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,7 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
     deployment = next(o for o in first if o["kind"] == "Deployment")
     startup = startup_budget(deployment, view.model.weights_gib, view.replicas.max)
     stage_timeout_s = stage_deadline_seconds(view) + 120
+    timing = deploy_timing()
     return FleetData(
         **{f.name: getattr(view, f.name) for f in fields(view)},
         ready_path=SERVERS[view.server.kind].ready,
@@ -76,6 +77,11 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
         awaits={
             "Job": AwaitView(create=stage_timeout_s, update=stage_timeout_s),
             "Deployment": await_of(startup),
+        },
+        propagation={
+            "aks_rbac_s": timing.aks_rbac_s,
+            "azure_role_s": timing.azure_role_s,
+            "eks_pod_identity_s": timing.eks_pod_identity_s,
         },
     )
 
