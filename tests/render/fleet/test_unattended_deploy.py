@@ -242,3 +242,109 @@ def _regions(run: Any) -> list[dict[str, str]]:
         {"name": c.inputs["region"], "key": c.name.removesuffix("-eks")}
         for c in run.of_type("aws:eks/cluster:Cluster")
     ]
+
+
+# --- deployer connectivity: a way into the private APIs, or a stop at preview -------------
+
+
+def _without_deployer(stem: str) -> str:
+    """The bundled blueprint with its kubernetes.deployer block removed."""
+    lines = (BLUEPRINTS / f"{stem}.yaml").read_text("utf-8").splitlines(keepends=True)
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith("  deployer:"):
+            skipping = True
+            continue
+        if skipping and (line.startswith("    ") or line.startswith("  # ")):
+            continue
+        skipping = False
+        out.append(line)
+    text = "".join(out)
+    assert "deployer:" not in text
+    return text
+
+
+@pytest.mark.parametrize("stem", sorted(FLEETS))
+def test_a_private_api_without_a_deployer_path_stops_before_creating_anything(
+    stem: str, root: Path
+) -> None:
+    from archform.verify.pulumi_mock import MockProgramError, run_program
+
+    tree = programs.generate(_without_deployer(stem), root, f"{stem}-nodeployer")
+    with pytest.raises(MockProgramError, match="nothing connects the deployer") as info:
+        run_program(tree / FLEETS[stem][0])
+    assert "deployerCidrs" in str(info.value) and "kubernetes.deployer.network" in str(info.value)
+
+
+def test_eks_vpcs_attach_to_the_deployers_transit_gateway_per_region(root: Path) -> None:
+    run = _run("platform-two-tier", root)
+    attachments = run.of_type("aws:ec2transitgateway/vpcAttachment:VpcAttachment")
+    assert {(a.inputs["region"], a.inputs["transitGatewayId"]) for a in attachments} == {
+        ("us-east-1", "tgw-0a1b2c3d4e5f60718"),
+        ("eu-west-1", "tgw-0b2c3d4e5f6071829"),
+        ("ap-southeast-1", "tgw-0c3d4e5f607182930"),
+    }
+    routes = [r for r in run.of_type("aws:ec2/route:Route") if "transitGatewayId" in r.inputs]
+    assert len(routes) == 3 * 3  # three private route tables per region, one deployer range
+    assert {r.inputs["destinationCidrBlock"] for r in routes} == {"10.0.0.0/24"}
+    for cluster in run.of_type("aws:eks/cluster:Cluster"):
+        assert cluster.inputs["vpcConfig"]["endpointPublicAccess"] is False
+    for provider in run.of_type("pulumi:providers:kubernetes"):
+        key = provider.name.removesuffix("-k8s")
+        assert f"{key}-deployer" in run.depends_on(provider), provider.name
+
+
+def test_aks_vnets_peer_with_the_deployers_vnet(root: Path) -> None:
+    run = _run("inference-3region-a10", root)
+    peerings = run.of_type("azure-native:network:VirtualNetworkPeering")
+    assert len(peerings) == 2 * 3, "both directions, every region"
+    deployers = [p for p in peerings if p.name.endswith("-to-deployer")]
+    assert {p.inputs["remoteVirtualNetwork"]["id"].rsplit("/", 1)[-1] for p in deployers} == {
+        "deployers"
+    }
+    back = [p for p in peerings if p.name.endswith("-from-deployer")]
+    assert {p.inputs["resourceGroupName"] for p in back} == {"ml-platform-ops"}
+    for provider in run.of_type("pulumi:providers:kubernetes"):
+        key = provider.name.removesuffix("-k8s")
+        assert f"{key}-to-deployer" in run.depends_on(provider), provider.name
+
+
+@pytest.mark.parametrize(
+    ("change", "replacement", "marker", "message"),
+    [
+        (
+            "    cidrs: [10.0.0.0/24]\n",
+            "    cidrs: [192.168.0.0/24]\n",
+            "192.168.0.0/24",
+            "outside kubernetes.api_access_cidrs",
+        ),
+        (
+            "    network:\n      us-east-1: tgw-0a1b2c3d4e5f60718\n"
+            "      eu-west-1: tgw-0b2c3d4e5f6071829\n      ap-southeast-1: tgw-0c3d4e5f607182930\n",
+            "    network: tgw-0a1b2c3d4e5f60718\n",
+            "network: tgw-",
+            "a transit gateway is regional",
+        ),
+        (
+            "      eu-west-1: tgw-0b2c3d4e5f6071829\n",
+            "      eu-west-1: vpc-0b2c3d4e5f6071829\n",
+            "vpc-0b2c",
+            "is not a transit gateway id",
+        ),
+    ],
+    ids=["deployer-outside-api-cidrs", "one-transit-gateway-for-three-regions", "not-a-tgw"],
+)
+def test_a_deployer_path_that_cannot_reach_the_api_fails_at_its_line(
+    change: str, replacement: str, marker: str, message: str, tmp_path: Path
+) -> None:
+    text = (BLUEPRINTS / "platform-two-tier.yaml").read_text("utf-8")
+    assert text.count(change) == 1
+    edited = text.replace(change, replacement)
+    bad = tmp_path / "platform.yaml"
+    bad.write_text(edited, "utf-8")
+    proc = support.run_cli(["validate", str(bad)])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    (line,) = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    number = next(i for i, ln in enumerate(edited.splitlines(), 1) if marker in ln)
+    assert line.startswith(f"{bad}:{number}:"), line
+    assert message in line and "(hint:" in line, line

@@ -126,6 +126,17 @@ class ServingView:
 
 
 @dataclass(frozen=True, slots=True)
+class DeployerView:
+    """How `pulumi up` reaches the APIs (blueprint kubernetes.deployer; stack config may add
+    public CIDRs): `networks` region -> the deployer network to connect, `cidrs` the
+    deployer's addresses, `via` network | public_cidrs | none."""
+
+    via: str
+    networks: dict[str, str]
+    cidrs: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class FleetView:
     """Everything the fleet templates need (embedded in the program as the FLEET literal)."""
 
@@ -154,6 +165,7 @@ class FleetView:
     autoscaling: AutoscalingView
     spot: bool
     serving: ServingView
+    deployer: DeployerView
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,7 +93,8 @@ def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
         kind="fleet",
         provider=view.provider,
         k8s_version=view.k8s_version,
-        deployer_cidrs=list(fleet.kubernetes.api_access_cidrs),
+        # the deployer's own ranges when the blueprint names them (kubernetes.deployer)
+        deployer_cidrs=list(view.deployer.cidrs or fleet.kubernetes.api_access_cidrs),
         serving=ServingAccount(namespace=fleet.name, service_account=_serving_account(view)),
         weights={
             r.name.lower(): WeightsAccess(bucket=r.weights_bucket, replica=r.replica_bucket)
