@@ -62,7 +62,7 @@ def served(ctx: Any, project: PulumiProject) -> ServedRelease:
 
 
 def release_present(registry: Registry, release: ServedRelease) -> bool:
-    """Are the version's SHA256SUMS and manifest.json in the registry? (HEAD requests)"""
+    """Whether the version's SHA256SUMS and manifest.json are in the registry (HEAD)."""
     from botocore.exceptions import ClientError  # type: ignore[import-untyped]
 
     from archform.promote.store import connect, registry_errors

@@ -51,7 +51,8 @@ class DeployState:
         ):
             raise UsageError(
                 f"{path}: deploy state has the wrong shape (expected an object with "
-                '"blueprint": "<sha256>" and "phases": {"<phase>": "done|running|failed|pending|waiting"})',
+                '"blueprint": "<sha256>" and "phases": '
+                '{"<phase>": "done|running|failed|pending|waiting"})',
                 "delete it to start over (every phase runs again; they are idempotent)",
             )
         return cls(path, blueprint, {str(k): v for k, v in phases.items()})

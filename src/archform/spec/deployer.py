@@ -63,19 +63,27 @@ def check_deployer(add: Add, fleet: Any) -> None:
     where: Loc = ("kubernetes", "deployer")
     for i, cidr in enumerate(deployer.cidrs):
         if ipaddress.ip_network(cidr, strict=False).prefixlen == 0:
-            add((*where, "cidrs", i), f"{cidr} is the whole internet, not a deployer network",
-                "name the deployer's own addresses")
+            add(
+                (*where, "cidrs", i),
+                f"{cidr} is the whole internet, not a deployer network",
+                "name the deployer's own addresses",
+            )
     if deployer.network is None:
         if not deployer.cidrs:
-            add(where, "kubernetes.deployer names neither a network nor cidrs",
+            add(
+                where,
+                "kubernetes.deployer names neither a network nor cidrs",
                 "give network (connect the clusters to the deployer's network) or cidrs "
-                "(open the public endpoint to the deployer's egress)")
+                "(open the public endpoint to the deployer's egress)",
+            )
         for i, cidr in enumerate(deployer.cidrs):
             if public_addresses(cidr) == 0:
-                add((*where, "cidrs", i),
+                add(
+                    (*where, "cidrs", i),
                     f"{cidr} is private: without a network the deployer reaches the public "
                     "endpoint, which sees its public egress address",
-                    "give the deployer's public egress CIDR, or the network it sits in")
+                    "give the deployer's public egress CIDR, or the network it sits in",
+                )
         return
     form, example = NETWORK_FORMS.get(provider, (None, ""))
     if form is None:
@@ -84,35 +92,50 @@ def check_deployer(add: Add, fleet: Any) -> None:
     network = deployer.network
     if isinstance(network, dict):
         if provider != "aws":
-            add((*where, "network"),
+            add(
+                (*where, "network"),
                 f"a {provider} deployer network is global: give one id, not one per region",
-                example)
+                example,
+            )
         missing = [r for r in regions if r not in network]
         extra = [r for r in network if r not in regions]
         if missing:
-            add((*where, "network"), f"no deployer network for {', '.join(missing)}",
-                "transit gateways are regional: give one per region of the fleet")
+            add(
+                (*where, "network"),
+                f"no deployer network for {', '.join(missing)}",
+                "transit gateways are regional: give one per region of the fleet",
+            )
         if extra:
-            add((*where, "network"), f"{', '.join(extra)} is not a region of the fleet",
-                "list only placement regions")
+            add(
+                (*where, "network"),
+                f"{', '.join(extra)} is not a region of the fleet",
+                "list only placement regions",
+            )
         ids = {k: v for k, v in network.items()}
     else:
         if provider == "aws" and len(regions) > 1:
-            add((*where, "network"),
+            add(
+                (*where, "network"),
                 "a transit gateway is regional; the fleet has several regions",
-                "give network: {<region>: tgw-..., ...} for every region")
+                "give network: {<region>: tgw-..., ...} for every region",
+            )
         ids = {r: network for r in regions}
     for region, value in ids.items():
         if not form.match(value):
             loc = (*where, "network", region) if isinstance(network, dict) else (*where, "network")
             add(loc, f"{value!r} is not {example.split(',')[0]}", f"use {example}")
     if not deployer.cidrs:
-        add((*where, "cidrs"), "give the deployer's private addresses inside that network",
-            "the API admits only kubernetes.api_access_cidrs; name the ranges pulumi runs from")
+        add(
+            (*where, "cidrs"),
+            "give the deployer's private addresses inside that network",
+            "the API admits only kubernetes.api_access_cidrs; name the ranges pulumi runs from",
+        )
     for i, cidr in enumerate(deployer.cidrs):
         if not _covered(cidr, list(fleet.kubernetes.api_access_cidrs)):
-            add((*where, "cidrs", i),
+            add(
+                (*where, "cidrs", i),
                 f"{cidr} is outside kubernetes.api_access_cidrs "
                 f"{list(fleet.kubernetes.api_access_cidrs)}: the private endpoint would refuse "
                 "the deployer",
-                "add the deployer's range to api_access_cidrs")
+                "add the deployer's range to api_access_cidrs",
+            )

@@ -183,6 +183,7 @@ def _aks_kubeconfig() -> str:
 
     return base64.b64encode(_AKS_KUBECONFIG.encode()).decode()
 
+
 # Provider-computed outputs that generated programs read, per type token;
 # deterministic placeholders.
 _TYPE_OUTPUTS: dict[str, Any] = {

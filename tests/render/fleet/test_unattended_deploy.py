@@ -30,8 +30,14 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 # blueprint -> (fleet program folder inside the tree, parameters in the blueprint)
 FLEETS = {
     "inference-3region-a10": ("pulumi", {"params": 8e9, "max_nodes": 40, "replicas_per_node": 2}),
-    "inference-h100-single-region": ("pulumi", {"params": 70e9, "max_nodes": 8, "replicas_per_node": 2}),
-    "platform-two-tier": ("sivaro-serve/pulumi", {"params": 13e9, "max_nodes": 20, "replicas_per_node": 1}),
+    "inference-h100-single-region": (
+        "pulumi",
+        {"params": 70e9, "max_nodes": 8, "replicas_per_node": 2},
+    ),
+    "platform-two-tier": (
+        "sivaro-serve/pulumi",
+        {"params": 13e9, "max_nodes": 20, "replicas_per_node": 1},
+    ),
 }
 PROVIDER_DEFAULT_AWAIT_S = 600  # DefaultDeploymentTimeoutMins = 10 (pulumi-kubernetes)
 
@@ -108,7 +114,9 @@ def _exec_users(run: Any) -> list[dict[str, Any]]:
     for provider in run.of_type("pulumi:providers:kubernetes"):
         raw = provider.inputs["kubeconfig"]
         raw = raw.get("value", raw) if isinstance(raw, dict) else raw  # a secret on the wire
-        config = json.loads(raw) if raw.lstrip().startswith("{") else __import__("yaml").safe_load(raw)
+        config = (
+            json.loads(raw) if raw.lstrip().startswith("{") else __import__("yaml").safe_load(raw)
+        )
         users += [u["user"]["exec"] for u in config.get("users") or []]
     return users
 
@@ -132,7 +140,9 @@ def test_ci_login_modes_are_chosen_by_config_and_interactive_ones_refused(root: 
     users = _exec_users(_run("inference-3region-a10", root, {"aksLogin": "workloadidentity"}))
     assert {u["args"][2] for u in users} == {"workloadidentity"}
     spn = _exec_users(_run("inference-3region-a10", root, {"aksLogin": "spn"}))
-    assert all(u["args"][-2:] == ["--tenant-id", "00000000-0000-0000-0000-00000000000a"] for u in spn)
+    assert all(
+        u["args"][-2:] == ["--tenant-id", "00000000-0000-0000-0000-00000000000a"] for u in spn
+    )
     from archform.verify.pulumi_mock import MockProgramError
 
     with pytest.raises(MockProgramError, match="aksLogin 'devicecode'"):
@@ -141,7 +151,9 @@ def test_ci_login_modes_are_chosen_by_config_and_interactive_ones_refused(root: 
 
 def test_fleet_readme_documents_ci_credentials(root: Path) -> None:
     tree = programs.generate(
-        (BLUEPRINTS / "inference-3region-a10.yaml").read_text("utf-8"), root, "inference-3region-a10"
+        (BLUEPRINTS / "inference-3region-a10.yaml").read_text("utf-8"),
+        root,
+        "inference-3region-a10",
     )
     readme = (tree / "pulumi" / "README.md").read_text("utf-8")
     for needle in (
@@ -221,8 +233,12 @@ def test_pods_start_after_their_pod_identity_associations(stem: str, root: Path)
     releases = [r for r in run.of_type("kubernetes:helm.sh/v3:Release") if "autoscaler" in r.name]
     assert releases
     for release in releases:
-        key = next(k for (k, sa) in associations if sa == "cluster-autoscaler" and release.name.startswith(
-            next(r["name"] for r in _regions(run) if r["key"] == k)))
+        key = next(
+            k
+            for (k, sa) in associations
+            if sa == "cluster-autoscaler"
+            and release.name.startswith(next(r["name"] for r in _regions(run) if r["key"] == k))
+        )
         grant = associations[(key, "cluster-autoscaler")]
         assert grant.name in run.depends_on(release), release.name
         assert _waits_between(run, release, grant), release.name
@@ -230,8 +246,12 @@ def test_pods_start_after_their_pod_identity_associations(stem: str, root: Path)
         "kubernetes:batch/v1:Job"
     ):
         sa = consumer.inputs["spec"]["template"]["spec"]["serviceAccountName"]
-        matching = [a for (k, s), a in associations.items() if s == sa and
-                    consumer.name.startswith(next(r["name"] for r in _regions(run) if r["key"] == k))]
+        matching = [
+            a
+            for (k, s), a in associations.items()
+            if s == sa
+            and consumer.name.startswith(next(r["name"] for r in _regions(run) if r["key"] == k))
+        ]
         assert matching, (consumer.name, sa)
         assert _waits_between(run, consumer, matching[0]), consumer.name
 

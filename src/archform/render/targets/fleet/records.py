@@ -127,9 +127,11 @@ class ServingView:
 
 @dataclass(frozen=True, slots=True)
 class DeployerView:
-    """How `pulumi up` reaches the APIs (blueprint kubernetes.deployer; stack config may add
-    public CIDRs): `networks` region -> the deployer network to connect, `cidrs` the
-    deployer's addresses, `via` network | public_cidrs | none."""
+    """How `pulumi up` reaches the APIs (blueprint kubernetes.deployer).
+
+    `networks`: region -> the deployer network to connect; `cidrs`: the deployer's
+    addresses; `via`: network, public_cidrs or none. Stack config may add public CIDRs.
+    """
 
     via: str
     networks: dict[str, str]

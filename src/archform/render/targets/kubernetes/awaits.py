@@ -65,7 +65,9 @@ def surge_pods(strategy: dict[str, Any], replicas: int) -> int:
     return max(1, int(surge))
 
 
-def startup_budget(deployment: dict[str, Any], weights_gib: float, max_replicas: int) -> StartupBudget:
+def startup_budget(
+    deployment: dict[str, Any], weights_gib: float, max_replicas: int
+) -> StartupBudget:
     """The budget of one model-server Deployment object (a manifest dict)."""
     facts = deploy_timing()
     spec = deployment["spec"]
@@ -97,7 +99,7 @@ def startup_budget(deployment: dict[str, Any], weights_gib: float, max_replicas:
 
 
 def await_of(budget: StartupBudget) -> AwaitView:
-    """customTimeouts covering the budget, rounded up to whole minutes."""
+    """The customTimeouts covering the budget, rounded up to whole minutes."""
 
     def minutes(seconds: int) -> int:
         return math.ceil(seconds / 60) * 60
