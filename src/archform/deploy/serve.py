@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from archform.deploy.plan import PulumiProject, Registry
-from archform.promote.manifest import MANIFEST_NAME, SUMS_NAME
+from archform.render.targets.kubernetes.weights import MANIFEST, SUMS
 from archform.spec import InferenceFleet, UsageError
 
 SERVE_KEY = "serve"
@@ -62,22 +62,36 @@ def served(ctx: Any, project: PulumiProject) -> ServedRelease:
 
 
 def release_present(registry: Registry, release: ServedRelease) -> bool:
-    """Whether the version's SHA256SUMS and manifest.json are in the registry (HEAD)."""
-    from botocore.exceptions import ClientError  # type: ignore[import-untyped]
+    """Whether the version's SHA256SUMS and manifest.json are in the registry (HEAD).
 
-    from archform.promote.store import connect, registry_errors
+    boto3's usual credential chain and AWS_ENDPOINT_URL apply; a registry the deployer
+    cannot read is an error naming the bucket, never "no release".
+    """
+    import boto3  # type: ignore[import-untyped]
+    from botocore.exceptions import (  # type: ignore[import-untyped]
+        BotoCoreError,
+        ClientError,
+        NoCredentialsError,
+    )
 
-    endpoint = os.environ.get("AWS_ENDPOINT_URL")
-    store = connect(release.bucket, registry.region, endpoint)
-    with registry_errors(release.bucket, endpoint):
-        for name in (SUMS_NAME, MANIFEST_NAME):
-            try:
-                store.client.head_object(Bucket=release.bucket, Key=release.prefix + name)
-            except ClientError as exc:
-                code = str((exc.response or {}).get("Error", {}).get("Code", ""))
-                if code in ("404", "NoSuchKey", "NotFound"):
-                    return False
-                raise
+    endpoint = os.environ.get("AWS_ENDPOINT_URL") or None
+    client = boto3.client("s3", region_name=registry.region, endpoint_url=endpoint)
+    hint = "give the deployer read access to the registry (credentials, AWS_ENDPOINT_URL)"
+    for name in (SUMS, MANIFEST):
+        key = release.prefix + name
+        try:
+            client.head_object(Bucket=release.bucket, Key=key)
+        except ClientError as exc:
+            code = str((exc.response or {}).get("Error", {}).get("Code", ""))
+            if code in ("404", "NoSuchKey", "NotFound"):
+                return False
+            raise UsageError(f"s3://{release.bucket}/{key}: {code or exc}", hint) from None
+        except NoCredentialsError:
+            raise UsageError(f"s3://{release.bucket}: no AWS credentials found", hint) from None
+        except BotoCoreError as exc:
+            raise UsageError(
+                f"cannot reach the registry s3://{release.bucket}: {exc}", hint
+            ) from None
     return True
 
 
@@ -104,7 +118,7 @@ def serve_config(ctx: Any, project: PulumiProject, say: Callable[[str], None]) -
     before = was_serving(ctx.plan.state_dir, project)
     if before is not None:
         raise UsageError(
-            f"{release.source} has no {SUMS_NAME}/{MANIFEST_NAME}, but the fleet "
+            f"{release.source} has no {SUMS}/{MANIFEST}, but the fleet "
             f"{project.document} serves version {before!r}: nothing was changed",
             "restore the version in the registry, or promote another one, then resume",
         )
