@@ -368,3 +368,32 @@ def test_a_deployer_path_that_cannot_reach_the_api_fails_at_its_line(
     number = next(i for i, ln in enumerate(edited.splitlines(), 1) if marker in ln)
     assert line.startswith(f"{bad}:{number}:"), line
     assert message in line and "(hint:" in line, line
+
+
+# --- infrastructure only: the fleet program before any release exists ---------------------
+
+CLUSTER_TYPES = {
+    "aws": "aws:eks/cluster:Cluster",
+    "azure": "azure-native:containerservice:ManagedCluster",
+}
+
+
+@pytest.mark.parametrize("stem", sorted(FLEETS))
+def test_serve_false_brings_up_only_the_infrastructure(stem: str, root: Path) -> None:
+    run = _run(stem, root, {"serve": "false"})
+    provider = "azure" if stem == "inference-3region-a10" else "aws"
+    assert run.of_type(CLUSTER_TYPES[provider])
+    assert run.of_type("pulumi:providers:kubernetes")
+    assert [r for r in run.resources if r.type.startswith("kubernetes:helm.sh")], "add-ons"
+    for kind in (
+        "apps/v1:Deployment",
+        "batch/v1:Job",
+        "core/v1:Service",
+        "policy/v1:PodDisruptionBudget",
+    ):
+        assert not run.of_type(f"kubernetes:{kind}"), kind
+    assert not [
+        r for r in run.resources if r.type.startswith(("aws:globalaccelerator", "azure-native:cdn"))
+    ]
+    assert run.outputs["serving"]["state"] == "infrastructure-only"
+    assert run.outputs["endpoints"] == {}
