@@ -47,6 +47,13 @@ def test_dry_run_of_a_platform_lists_the_registry_stack_first(tmp_path: Path) ->
     assert "phases: generate -> pulumi -> ansible -> acceptance" in proc.stdout
     assert "pulumi up sivaro/pulumi (stack staging, registry of sivaro)" in proc.stdout
     assert "sivaro-train/ansible/site.yml on controller + 8 compute node(s)" in proc.stdout
+    # the fleet waits for a promoted release (tests/platform/test_platform_first_deploy.py)
+    assert "phases: generate -> pulumi -> ansible -> acceptance -> serve" in proc.stdout
+    assert (
+        "pulumi up sivaro-serve/pulumi (stack staging, fleet of sivaro-serve); infrastructure "
+        "only while s3://sivaro-models holds no release" in proc.stdout
+    )
+    assert "stop at `archform promote sivaro/promote/promote.json ...`" in proc.stdout
     assert not out.exists()
 
 

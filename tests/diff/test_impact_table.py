@@ -38,6 +38,15 @@ def _both(*mutations: Mutate) -> Mutate:
     return mutate
 
 
+def _drop_deployer_network(doc: int, region: str) -> Mutate:
+    """A region removed from the fleet loses its transit gateway entry (kubernetes.deployer)."""
+
+    def mutate(docs: D) -> None:
+        del docs[doc]["kubernetes"]["deployer"]["network"][region]
+
+    return mutate
+
+
 def _append(doc: int, path: str, value: Any) -> Mutate:
     def mutate(docs: D) -> None:
         node: Any = docs[doc]
@@ -255,14 +264,21 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
     (
         "fleet-region-added",
         PLAT,
-        _set(1, "placement.regions", ["us-east-1", "eu-west-1", "ap-southeast-1", "us-west-2"]),
+        _both(
+            _set(1, "placement.regions", ["us-east-1", "eu-west-1", "ap-southeast-1", "us-west-2"]),
+            # a new region's VPC attaches to that region's transit gateway (kubernetes.deployer)
+            _set(1, "kubernetes.deployer.network.us-west-2", "tgw-0d4e5f60718293a4b"),
+        ),
         "placement.regions",
         INP,
     ),
     (
         "fleet-region-removed",
         PLAT,
-        _set(1, "placement.regions", ["us-east-1", "eu-west-1"]),
+        _both(
+            _set(1, "placement.regions", ["us-east-1", "eu-west-1"]),
+            _drop_deployer_network(1, "ap-southeast-1"),
+        ),
         "placement.regions",
         OUT,
     ),

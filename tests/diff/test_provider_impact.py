@@ -143,7 +143,12 @@ def test_skipping_a_minor_is_refused_and_downgrade_recreates() -> None:
 )
 def test_private_to_public_api_flip(provider: str, impact: Impact, words: str) -> None:
     old = _edit(BY_PROVIDER[provider], kubernetes__api_access_cidrs=["10.0.0.0/8"])
-    new = _edit(BY_PROVIDER[provider], kubernetes__api_access_cidrs=["34.120.0.0/16"])
+    # a public API: the deployer reaches the public endpoint, no deployer network
+    new = _edit(
+        BY_PROVIDER[provider],
+        kubernetes__api_access_cidrs=["34.120.0.0/16"],
+        kubernetes__deployer=None,
+    )
     change = _diff(old, new, "kubernetes.api_access_cidrs")
     assert change.impact == impact and words in change.reason
     back = _diff(new, old, "kubernetes.api_access_cidrs")

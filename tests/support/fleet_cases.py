@@ -71,6 +71,22 @@ def _size(raw: dict) -> str:
     return "medium" if tp > 2 else "small"
 
 
+# A deployer network of each provider's kind (kubernetes.deployer.network; spec.deployer).
+DEPLOYER_NETWORKS = {
+    "aws": "tgw-0a1b2c3d4e5f60718",
+    "azure": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/ops/providers/"
+    "Microsoft.Network/virtualNetworks/deployers",
+    "gcp": "projects/corp-net-hub/locations/global/hubs/deployers",
+}
+
+
+def deployer_network(provider: str, regions: list[str]) -> str | dict[str, str]:
+    """The deployer network field for a fleet in `regions` (transit gateways are regional)."""
+    if provider == "aws" and len(regions) > 1:
+        return {r: f"tgw-0{i}b2c3d4e5f60718" for i, r in enumerate(regions)}
+    return DEPLOYER_NETWORKS[provider]
+
+
 def variant(raw: dict, provider: str) -> dict:
     """The same fleet retargeted to another cloud (regions, instances, registry URI)."""
     out = copy.deepcopy(raw)
@@ -87,6 +103,9 @@ def variant(raw: dict, provider: str) -> dict:
     out["model"]["source"] = f"{spec['scheme']}://{host}/{path}"
     out["model"]["source_region"] = regions[0]
     out["name"] = f"{raw['name']}-{provider}"[:39]
+    deployer = (out.get("kubernetes") or {}).get("deployer")
+    if deployer and deployer.get("network"):
+        deployer["network"] = deployer_network(provider, regions)
     return out
 
 

@@ -353,14 +353,36 @@ FAULTS: list[Fault] = [
         "azure.containerservice.ManagedClustr(",
         r"has no attribute 'ManagedClustr'",
     ),
+    # --- policy (CrossGuard pack, evaluated by the pulumi check on the recorded graph) ---
+    # The Deployment keeps the provider's 10-minute default await (customTimeouts dropped).
+    Fault(
+        "await-shorter-than-startup",
+        "pulumi",
+        FLEET,
+        "pulumi/workload.py",
+        "    wait = (awaits or {}).get(kind)\n",
+        "    wait = None\n",
+        r"\[workload-await-covers-startup\] eastus-deployment-fin-serve: Pulumi waits 600 s "
+        r"for the create but the workload may take 2290 s",
+    ),
+    # The AKS kubeconfig passed through as the API returns it: kubelogin in device-code mode.
+    Fault(
+        "aks-devicecode-kubeconfig",
+        "pulumi",
+        FLEET,
+        "pulumi/__main__.py",
+        "lambda k: non_interactive(base64.b64decode(k[0].value).decode()))",
+        "lambda k: base64.b64decode(k[0].value).decode())",
+        r"\[no-interactive-credentials\] eastus-k8s: .*kubelogin --login devicecode",
+    ),
     # --- kubernetes-validate: strict schemas for core kinds, vendored CRD schemas ---
     Fault(
         "deployment-unknown-field",
         "kubernetes-validate",
         FLEET,
         K8S + "04-deployment-fin-serve.yaml",
-        "  progressDeadlineSeconds: 2100\n",
-        "  progressDeadlineSeconds: 2100\n  replicaz: 3\n",
+        "  progressDeadlineSeconds: 2290\n",
+        "  progressDeadlineSeconds: 2290\n  replicaz: 3\n",
         r"Deployment fin-serve: spec: .*'replicaz' was unexpected",
     ),
     Fault(
@@ -368,7 +390,7 @@ FAULTS: list[Fault] = [
         "kubernetes-validate",
         FLEET,
         K8S + "04-deployment-fin-serve.yaml",
-        "  progressDeadlineSeconds: 2100\n",
+        "  progressDeadlineSeconds: 2290\n",
         "  progressDeadlineSeconds: soon\n",
         r"spec\.progressDeadlineSeconds: 'soon' is not of type 'integer'",
     ),

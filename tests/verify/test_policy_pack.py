@@ -30,6 +30,8 @@ POLICY_NAMES = {
     "node-version-skew",
     "no-public-ingress",
     "encryption-at-rest",
+    "workload-await-covers-startup",
+    "no-interactive-credentials",
 }
 GCP_FIXTURE = Path(__file__).resolve().parents[1] / "render" / "fleet" / "gcp-fleet.yaml"
 SOURCES = {

@@ -22,12 +22,17 @@ def deploy(
         None, "--output", "-o", help="Generated tree (default: ./<platform or first document>)."
     ),
     start: str | None = typer.Option(
-        None, "--from", help="Resume at this phase: generate, pulumi, ansible, acceptance."
+        None, "--from", help="Resume at this phase: generate, pulumi, ansible, acceptance, serve."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; touch nothing."),
     stack: str = typer.Option("prod", "--stack", help="Pulumi stack name for every project."),
 ) -> None:
-    """Bootstrap: generate -> pulumi up -> ansible site.yml -> acceptance (validate.yml)."""
+    """Bootstrap: generate -> pulumi up -> ansible site.yml -> acceptance (validate.yml) -> serve.
+
+    A Platform's fleet comes up without serving objects until its registry holds a promoted
+    release; the serve phase then stops at the `archform promote` command (resume with
+    --from serve).
+    """
     from rich.console import Console
 
     from archform.deploy import DeployFailed, build_plan
@@ -54,14 +59,17 @@ def deploy(
             typer.echo("would run: " + " -> ".join(todo))
             return
         reporter = Reporter(console, None)
+        names = " ".join(str(b) for b in blueprints)
         try:
-            run_deploy(Context(plan, loaded, docs, reporter), start=start)
+            waiting = run_deploy(Context(plan, loaded, docs, reporter), start=start)
         except DeployFailed as exc:
-            names = " ".join(str(b) for b in blueprints)
             fail(
                 f"{exc}; the phases before it stay done",
                 f"fix the cause, then resume: archform deploy {names} -o {out} "
                 f"--from {exc.phase} (log: {plan.state_dir / 'deploy.log'})",
             )
+        if waiting is not None:
+            typer.echo(f"next: {waiting.split('promote a checkpoint: ', 1)[-1]}")
+            typer.echo(f"then resume: archform deploy {names} -o {out} --from serve")
 
     guarded(run)

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from archform.deploy import phases
 from archform.deploy.plan import PHASES, DeployPlan
-from archform.deploy.state import DONE, FAILED, RUNNING, DeployState
+from archform.deploy.serve import AwaitingRelease
+from archform.deploy.state import DONE, FAILED, RUNNING, WAITING, DeployState
 from archform.render.writer import MANIFEST
 from archform.spec import UsageError
 
@@ -60,6 +61,7 @@ def default_runners() -> dict[str, PhaseFn]:
         "pulumi": phases.run_pulumi,
         "ansible": ansible,
         "acceptance": acceptance,
+        "serve": phases.run_serve,
     }
 
 
@@ -128,8 +130,12 @@ def deploy(
     *,
     start: str | None = None,
     runners: dict[str, PhaseFn] | None = None,
-) -> None:
-    """Run the plan's phases (from `start`), recording each as it finishes."""
+) -> str | None:
+    """Run the plan's phases (from `start`), recording each as it finishes.
+
+    Returns None when every phase is done, or why the deploy stopped early without failing
+    (the serve phase waits for a promoted release; state "waiting", resume with --from).
+    """
     plan, reporter = ctx.plan, ctx.reporter
     impl = runners if runners is not None else default_runners()
     state = DeployState.load(plan.state_dir)
@@ -151,6 +157,11 @@ def deploy(
             began = time.monotonic()
             try:
                 impl[phase](ctx)
+            except AwaitingRelease as exc:
+                state.set(phase, WAITING)
+                reporter.say(f"  {phase} waits: {exc}", style="yellow")
+                reporter.say(f"deploy stopped before {phase}; log: {plan.state_dir / LOG_FILE}")
+                return str(exc)
             except (phases.PhaseError, UsageError) as exc:
                 if not fresh or (plan.out_dir / MANIFEST).is_file():
                     state.set(phase, FAILED)
@@ -165,3 +176,4 @@ def deploy(
             state.set(phase, DONE)
             reporter.say(f"  {phase} done in {time.monotonic() - began:.1f} s")
         reporter.say(f"deploy finished; log: {plan.state_dir / LOG_FILE}", style="green")
+    return None

@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,29 +54,63 @@ def run_generate(ctx: Context) -> None:
     )
 
 
-def run_pulumi(ctx: Context) -> None:
-    """`pulumi up` per project, in plan order; stack outputs feed the Ansible inventory."""
-    from pulumi import automation as auto
+# `pulumi up` of one project with stack config that this run sets (e.g. serve=false);
+# returns the stack's (non-secret) outputs. The real one is `pulumi_up` (Automation API).
+UpFn = Callable[["Context", PulumiProject, dict[str, str]], dict[str, Any]]
+
+
+def run_pulumi(ctx: Context, up: UpFn | None = None) -> None:
+    """`pulumi up` per project, in plan order; stack outputs feed the Ansible inventory.
+
+    A fleet fed by a Platform registry comes up without serving objects while the registry
+    holds no release of it (deploy.serve).
+    """
+    from archform.deploy.serve import serve_config
 
     for project in ctx.plan.pulumi:
-        _pulumi_project(ctx, project, auto)
+        config = serve_config(ctx, project, ctx.reporter.say)
+        pulumi_project(ctx, project, config, up or pulumi_up)
 
 
-def _pulumi_project(ctx: Context, project: PulumiProject, auto: Any) -> None:
+def run_serve(ctx: Context, up: UpFn | None = None) -> None:
+    """The serve phase (deploy.serve.run_serve) with the real or a given `pulumi up`."""
+    from archform.deploy.serve import run_serve as serve
+
+    def each(c: Context, project: PulumiProject, config: dict[str, str]) -> dict[str, Any]:
+        pulumi_project(c, project, config, up or pulumi_up)
+        return {}
+
+    serve(ctx, each)
+
+
+def pulumi_project(
+    ctx: Context, project: PulumiProject, config: dict[str, str], up: UpFn
+) -> dict[str, Any]:
+    """Up one project and save its outputs (state folder; Ansible's file for training)."""
     say = ctx.reporter.say
     say(f"  {project.role} ({project.document}): pulumi up {project.path}, stack {ctx.plan.stack}")
-    try:
-        outputs = _pulumi_up(ctx, project, auto)
-    except auto.errors.CommandError as exc:
-        raise PhaseError(f"pulumi failed for {project.path}: {str(exc)[-2000:]}") from None
+    outputs = up(ctx, project, config)
     saved = ctx.plan.state_dir / "outputs" / f"{project.document}-{project.role}.json"
     _write_json(saved, outputs)
     if project.outputs_file is not None:
         _write_json(ctx.plan.out_dir / project.outputs_file, outputs)
         say(f"    outputs -> {project.outputs_file}")
+    return outputs
 
 
-def _pulumi_up(ctx: Context, project: PulumiProject, auto: Any) -> dict[str, Any]:
+def pulumi_up(ctx: Context, project: PulumiProject, config: dict[str, str]) -> dict[str, Any]:
+    """The Automation API `pulumi up` (the Pulumi CLI runs it)."""
+    from pulumi import automation as auto
+
+    try:
+        return _pulumi_up(ctx, project, auto, config)
+    except auto.errors.CommandError as exc:
+        raise PhaseError(f"pulumi failed for {project.path}: {str(exc)[-2000:]}") from None
+
+
+def _pulumi_up(
+    ctx: Context, project: PulumiProject, auto: Any, config: dict[str, str]
+) -> dict[str, Any]:
     """Select (or create) the stack, install the project's dependencies, up; the outputs."""
     log = ctx.reporter.log
     work_dir = ctx.plan.out_dir / project.path
@@ -85,6 +120,9 @@ def _pulumi_up(ctx: Context, project: PulumiProject, auto: Any) -> dict[str, Any
         if key not in existing:
             stack.set_config(key, auto.ConfigValue(value=value))
             ctx.reporter.say(f"    config {key}={value}")
+    for key, value in config.items():
+        stack.set_config(key, auto.ConfigValue(value=value))
+        ctx.reporter.say(f"    config {key}={value}")
     stack.workspace.install(on_output=lambda line: log(f"pulumi install: {line.rstrip()}"))
     result = stack.up(on_output=lambda line: log(f"pulumi: {line.rstrip()}"), color="never")
     changes = dict(result.summary.resource_changes or {})

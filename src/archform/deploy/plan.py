@@ -14,10 +14,21 @@ from archform.render.generate import build_files
 from archform.spec import BlueprintSet, Document, InferenceFleet, Platform, TrainingCluster
 from archform.spec.resolve import resolved_yaml
 
-PHASES = ("generate", "pulumi", "ansible", "acceptance")
+PHASES = ("generate", "pulumi", "ansible", "acceptance", "serve")
 STATE_DIR = ".archform-deploy"
 # Registry first (training and fleet read and write it), then the cluster, then the fleet.
 _ROLE_ORDER = {"registry": 0, "training": 1, "fleet": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """The Platform registry a fleet serves from, and how a release gets into it."""
+
+    platform: str
+    bucket: str
+    region: str
+    promote_config: str  # promote.json, relative to the output folder
+    approval: str  # manual: the promotion needs --approve to record the release
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +41,9 @@ class PulumiProject:
     outputs_file: str | None  # where the stack outputs go for Ansible (training only)
     # stack config set when the stack does not have it yet (e.g. the provider's region)
     defaults: tuple[tuple[str, str], ...] = ()
+    # A fleet fed by a Platform registry: brought up without serving objects until the
+    # registry holds its release (deploy.serve)
+    registry: Registry | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +89,24 @@ class DeployPlan:
             elif phase == "pulumi":
                 for project in self.pulumi:
                     target = f"; outputs -> {project.outputs_file}" if project.outputs_file else ""
+                    gate = (
+                        f"; infrastructure only while s3://{project.registry.bucket} holds no "
+                        "release"
+                        if project.registry
+                        else ""
+                    )
                     lines.append(
                         f"     pulumi up {project.path} (stack {self.stack}, "
-                        f"{project.role} of {project.document}){target}"
+                        f"{project.role} of {project.document}){target}{gate}"
                     )
+            elif phase == "serve":
+                for project in self.pulumi:
+                    if project.registry is not None:
+                        lines.append(
+                            f"     regenerate, then pulumi up {project.path} with the serving "
+                            "objects once the registry holds the release (else stop at "
+                            f"`archform promote {project.registry.promote_config} ...`)"
+                        )
             else:
                 playbook = "site.yml" if phase == "ansible" else "validate.yml"
                 for ansible in self.ansible:
@@ -111,6 +139,26 @@ def _hosts(cluster: TrainingCluster) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _registries(docs: list[Document], paths: set[str]) -> dict[str, Registry]:
+    """Fleet name -> the Platform registry it serves from (where archform promote publishes)."""
+    found: dict[str, Registry] = {}
+    for doc in docs:
+        model = doc.model
+        if not isinstance(model, Platform):
+            continue
+        config = f"{_prefix(doc, docs)}promote/promote.json"
+        if config not in paths:
+            continue  # no promotion for this registry provider: nothing to wait for
+        found[model.inference] = Registry(
+            platform=doc.name,
+            bucket=model.registry.bucket,
+            region=model.registry.region,
+            promote_config=config,
+            approval=model.promotion.approval,
+        )
+    return found
+
+
 def digest(blueprints: BlueprintSet, docs: list[Document]) -> str:
     """SHA-256 of the resolved blueprint: a changed blueprint invalidates finished phases."""
     return hashlib.sha256(resolved_yaml(blueprints, docs).encode("utf-8")).hexdigest()
@@ -121,6 +169,7 @@ def build_plan(
 ) -> DeployPlan:
     """The plan for `docs` generated into `out_dir`."""
     paths = {f.path for f in build_files(blueprints, docs)}
+    registries = _registries(docs, paths)
     pulumi: list[PulumiProject] = []
     ansible: list[AnsibleProject] = []
     for doc in docs:
@@ -133,7 +182,16 @@ def build_plan(
             defaults: tuple[tuple[str, str], ...] = ()
             if isinstance(doc.model, Platform) and doc.model.registry.provider == "aws":
                 defaults = (("aws:region", doc.model.registry.region),)
-            pulumi.append(PulumiProject(doc.name, role, f"{prefix}pulumi", outputs, defaults))
+            pulumi.append(
+                PulumiProject(
+                    doc.name,
+                    role,
+                    f"{prefix}pulumi",
+                    outputs,
+                    defaults,
+                    registries.get(doc.name) if role == "fleet" else None,
+                )
+            )
         if has_ansible and isinstance(doc.model, TrainingCluster):
             cloud = doc.model.placement.provider != "onprem"
             inventory = "inventory/archform_inventory.py" if cloud else "inventory/hosts.yml"
@@ -147,6 +205,8 @@ def build_plan(
         phases.append("pulumi")
     if ansible:
         phases += ["ansible", "acceptance"]
+    if any(p.registry is not None for p in pulumi):
+        phases.append("serve")
     return DeployPlan(
         out_dir=out_dir.resolve(),
         digest=digest(blueprints, docs),

@@ -17,6 +17,8 @@ from archform.spec import UsageError
 
 STATE_FILE = "state.json"
 DONE, RUNNING, FAILED, PENDING = "done", "running", "failed", "pending"
+# The serve phase of a Platform whose registry holds no release yet (deploy.serve).
+WAITING = "waiting"
 
 
 @dataclass(slots=True)
@@ -49,7 +51,8 @@ class DeployState:
         ):
             raise UsageError(
                 f"{path}: deploy state has the wrong shape (expected an object with "
-                '"blueprint": "<sha256>" and "phases": {"<phase>": "done|running|failed|pending"})',
+                '"blueprint": "<sha256>" and "phases": '
+                '{"<phase>": "done|running|failed|pending|waiting"})',
                 "delete it to start over (every phase runs again; they are idempotent)",
             )
         return cls(path, blueprint, {str(k): v for k, v in phases.items()})

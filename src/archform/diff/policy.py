@@ -142,6 +142,19 @@ RULES: tuple[Rule, ...] = (
         "the API endpoint's access list is updated in place",
         refine.api_access,
     ),
+    Rule(
+        _F,
+        "kubernetes.deployer",
+        INPLACE,
+        "the deployer's path to the APIs: network attachments or peerings and routes are "
+        "added or removed beside the clusters, which keep running",
+    ),
+    Rule(
+        _F,
+        "kubernetes.deployer.cidrs",
+        INPLACE,
+        "routes to the deployer's ranges (or the public endpoint's access list) change in place",
+    ),
     # Platform
     Rule(_P, "training", ROLL, "the promotion pipeline is rewired to another training cluster"),
     Rule(

@@ -14,6 +14,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
+from archform.spec.deployer import check_deployer
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.release import split_source
@@ -218,6 +219,7 @@ def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) 
 
 
 def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
+    check_deployer(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
     try:
         split_source(fleet.model.source)
     except ValueError:

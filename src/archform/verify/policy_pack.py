@@ -67,12 +67,15 @@ def _provider_urn(ref: str) -> str:
 def _options(resource: MockResource) -> Any:
     from pulumi_policy import PolicyCustomTimeouts, PolicyResourceOptions
 
+    timeouts = dict(resource.custom_timeouts)
     return PolicyResourceOptions(
         protect=False,
         ignore_changes=[],
         delete_before_replace=None,
         aliases=[],
-        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
+        custom_timeouts=PolicyCustomTimeouts(
+            timeouts.get("create", 0), timeouts.get("update", 0), timeouts.get("delete", 0)
+        ),
         additional_secret_outputs=[],
         parent=resource.parent or None,
     )

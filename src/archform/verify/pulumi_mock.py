@@ -28,6 +28,8 @@ class MockResource:
     urn: str = ""
     dependencies: tuple[str, ...] = ()  # URNs: depends_on plus the resources of its inputs
     parent: str = ""
+    # customTimeouts as registered ("create"/"update"/"delete" -> seconds; absent: none set)
+    custom_timeouts: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(slots=True)
@@ -101,12 +103,87 @@ def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, A
     return out
 
 
+def _seconds(duration: str) -> float:
+    """A Go duration as the SDK sends customTimeouts ("90s", "1h30m", "2m") in seconds."""
+    total, number = 0.0, ""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0}
+    for char in duration.strip():
+        if char.isdigit() or char == ".":
+            number += char
+        elif char in units and number:
+            total += float(number) * units[char]
+            number = ""
+        else:
+            raise ValueError(f"unsupported duration {duration!r}")
+    return total + (float(number) if number else 0.0)
+
+
+def _timeouts(request: Any) -> tuple[tuple[str, float], ...]:
+    if not request.HasField("customTimeouts"):
+        return ()
+    found = request.customTimeouts
+    return tuple(
+        (key, _seconds(getattr(found, key)))
+        for key in ("create", "update", "delete")
+        if getattr(found, key)
+    )
+
+
 def _filestore_networks(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     nets = [dict(n, ipAddresses=["10.0.0.20"]) for n in inputs.get("networks") or []]
     return {"networks": nets}
 
 
 _MOCK_CA = "bW9jay1jYQ=="  # base64("mock-ca")
+
+# What the AKS API returns for listClusterUserCredentials(format=exec) on a cluster with
+# managed Entra ID: an exec kubeconfig running kubelogin in device-code mode (the layout
+# quoted in https://github.com/Azure/kubelogin/issues/193 and
+# https://github.com/pulumi/pulumi-azure-native/issues/2399; the server and client ids are
+# the AKS Entra applications, https://github.com/Azure/kubelogin docs/book/src/concepts/aks.md).
+_AKS_KUBECONFIG = """\
+apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: bW9jay1jYQ==
+    server: https://mock-aks.hcp.mock-region.azmk8s.io:443
+  name: mock-aks
+contexts:
+- context:
+    cluster: mock-aks
+    user: clusterUser_mock-rg_mock-aks
+  name: mock-aks
+current-context: mock-aks
+kind: Config
+preferences: {}
+users:
+- name: clusterUser_mock-rg_mock-aks
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      args:
+      - get-token
+      - --environment
+      - AzurePublicCloud
+      - --server-id
+      - 6dae42f8-4368-4678-94ff-3960e28e3630
+      - --client-id
+      - 80faf920-1908-4b52-b5ef-a8e7bedfc67a
+      - --tenant-id
+      - 00000000-0000-0000-0000-00000000000a
+      - --login
+      - devicecode
+      command: kubelogin
+      env: null
+      provideClusterInfo: false
+"""
+
+
+def _aks_kubeconfig() -> str:
+    import base64
+
+    return base64.b64encode(_AKS_KUBECONFIG.encode()).decode()
+
 
 # Provider-computed outputs that generated programs read, per type token;
 # deterministic placeholders.
@@ -197,6 +274,7 @@ def run_program(
                 "urn": self.make_urn(request.parent, request.type, request.name),
                 "dependencies": tuple(sorted(urns)),
                 "parent": str(request.parent or ""),
+                "timeouts": _timeouts(request),
             }
             return super().RegisterResource(request)  # type: ignore[no-untyped-call]
 
@@ -214,6 +292,7 @@ def run_program(
                     pending.pop("urn", ""),
                     pending.pop("dependencies", ()),
                     pending.pop("parent", ""),
+                    pending.pop("timeouts", ()),
                 )
             )
             state = _computed(args.typ, args.name, inputs)
@@ -249,9 +328,7 @@ def run_program(
                 arn = "arn:aws:elasticloadbalancing:mock:000000000000:loadbalancer/net/mock/0"
                 return {"arn": arn, "dnsName": "mock-nlb.elb.mock.amazonaws.com"}
             if token.endswith("listManagedClusterUserCredentials"):
-                # base64 of "apiVersion: v1\nkind: Config\n"
-                kubeconfig = "YXBpVmVyc2lvbjogdjEKa2luZDogQ29uZmlnCg=="
-                return {"kubeconfigs": [{"name": "clusterUser", "value": kubeconfig}]}
+                return {"kubeconfigs": [{"name": "clusterUser", "value": _aks_kubeconfig()}]}
             if token == "gcp:organizations/getProject:getProject":
                 return {"number": "123456789012", "projectId": "mock-project", "name": "mock"}
             if token.endswith("getRegion"):

@@ -216,7 +216,13 @@ def run_in_subprocess(
     data = json.loads(proc.stdout)
     run = MockRun(data["project"], outputs=data["outputs"], violations=data.get("violations"))
     run.resources = [
-        MockResource(**{**r, "dependencies": tuple(r.get("dependencies", ()))})
+        MockResource(
+            **{
+                **r,
+                "dependencies": tuple(r.get("dependencies", ())),
+                "custom_timeouts": tuple((k, v) for k, v in r.get("custom_timeouts", ())),
+            }
+        )
         for r in data["resources"]
     ]
     return run
@@ -254,6 +260,7 @@ def _main(argv: list[str]) -> int:
                 "urn": r.urn,
                 "dependencies": list(r.dependencies),
                 "parent": r.parent,
+                "custom_timeouts": [list(t) for t in r.custom_timeouts],
             }
             for r in run.resources
         ],

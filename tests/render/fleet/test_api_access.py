@@ -12,14 +12,16 @@ from ruamel.yaml import YAML
 import support
 from archform.render.generate import build_files
 from archform.spec import InferenceFleet, SpecError, load_text
-from support.fleet_cases import GCP_FIXTURE, PROVIDERS, _dump, variant
+from support.fleet_cases import GCP_FIXTURE, PROVIDERS, _dump, deployer_network, variant
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 RAW = YAML(typ="safe", pure=True).load(GCP_FIXTURE.read_text("utf-8"))
 
 
-def _program(provider: str, cidrs: list[str], tmp_path: Path) -> Any:
+def _program(
+    provider: str, cidrs: list[str], tmp_path: Path, deployer: dict[str, Any] | None = None
+) -> Any:
     support.require_module(
         "pulumi", "pulumi_aws", "pulumi_gcp", "pulumi_azure_native", "pulumi_kubernetes"
     )
@@ -27,6 +29,8 @@ def _program(provider: str, cidrs: list[str], tmp_path: Path) -> Any:
 
     raw = variant(RAW, provider) if provider != "gcp" else dict(RAW)
     raw["kubernetes"] = {"version": "1.30", "api_access_cidrs": cidrs}
+    if deployer is not None:
+        raw["kubernetes"]["deployer"] = deployer
     raw["traffic"] = {**raw["traffic"], "global_load_balancer": False}
     for f in build_files(load_text(_dump(raw))):
         path = tmp_path / f.path
@@ -45,19 +49,37 @@ def _clusters(run: Any, provider: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("provider", sorted(PROVIDERS))
-def test_no_cidrs_means_a_private_api(provider: str, tmp_path: Path) -> None:
-    run = _program(provider, [], tmp_path)
+def test_no_cidrs_and_no_deployer_path_is_refused_before_anything_is_created(
+    provider: str, tmp_path: Path
+) -> None:
+    """A private API nobody can reach: the program stops at preview (it used to build the
+    clusters for a quarter of an hour and then fail on the first Kubernetes call)."""
+    from archform.verify.pulumi_mock import MockProgramError
+
+    with pytest.raises(MockProgramError, match="nothing connects the deployer"):
+        _program(provider, [], tmp_path)
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_private_cidrs_with_a_deployer_network_keep_the_api_private(
+    provider: str, tmp_path: Path
+) -> None:
+    network = deployer_network(provider, PROVIDERS[provider]["regions"])
+    run = _program(
+        provider, ["10.0.0.0/8"], tmp_path, {"network": network, "cidrs": ["10.0.0.0/24"]}
+    )
     for c in _clusters(run, provider):
         if provider == "aws":
             assert c["vpcConfig"]["endpointPublicAccess"] is False
             assert "publicAccessCidrs" not in c["vpcConfig"]
         elif provider == "gcp":
             assert c["privateClusterConfig"]["enablePrivateEndpoint"] is True
-            assert c["masterAuthorizedNetworksConfig"]["cidrBlocks"] == []
+            assert c["privateClusterConfig"]["masterGlobalAccessConfig"] == {"enabled": True}
         else:
-            assert c["apiServerAccessProfile"] == {"enablePrivateCluster": True}
-    if provider == "aws":
-        assert run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule") == []
+            assert c["apiServerAccessProfile"] == {
+                "enablePrivateCluster": True,
+                "enablePrivateClusterPublicFQDN": True,
+            }
 
 
 @pytest.mark.parametrize("provider", sorted(PROVIDERS))

@@ -180,7 +180,12 @@ def test_no_public_api_access(ran: Any) -> None:
             got = [b["cidrBlock"] for b in c.inputs["masterAuthorizedNetworksConfig"]["cidrBlocks"]]
             assert got == cidrs
         else:
-            assert c.inputs["apiServerAccessProfile"] == {"enablePrivateCluster": True}
+            # private; reached over the deployer VNet peering, the public FQDN resolves to
+            # the private address (test_deployer_access)
+            assert c.inputs["apiServerAccessProfile"] == {
+                "enablePrivateCluster": True,
+                "enablePrivateClusterPublicFQDN": True,
+            }
     if view.provider == "aws":
         rules = run.of_type("aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
         assert sorted(r.inputs["cidrIpv4"] for r in rules) == sorted(cidrs * len(clusters))

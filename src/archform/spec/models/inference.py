@@ -157,6 +157,31 @@ class Traffic(Strict):
     )
 
 
+class DeployerAccess(Strict):
+    """How the machine running `pulumi up` reaches every cluster's API on the first deploy.
+
+    The program that creates the clusters also installs into them, so the deployer must
+    reach each API before anything exists inside the new networks. Either the clusters'
+    networks are connected to the deployer's (`network`; `cidrs` are then the deployer's
+    private addresses, which `api_access_cidrs` must admit), or the public endpoint is opened
+    to the deployer's public egress only (`cidrs` alone, for the bootstrap).
+    """
+
+    network: str | dict[Region, str] | None = Field(
+        default=None,
+        description="The deployer's network to connect each cluster network to. aws: a "
+        "transit gateway id (tgw-...), one per region as {region: id} when the fleet has "
+        "several (transit gateways are regional); azure: a virtual network resource id "
+        "(peered with every cluster VNet); gcp: a Network Connectivity Center hub "
+        "(projects/P/locations/global/hubs/H; every cluster VPC becomes a spoke).",
+    )
+    cidrs: list[Ipv4Cidr] = Field(
+        default_factory=list,
+        description="The deployer's addresses: private ranges inside `network`, or, without "
+        "a network, the public egress CIDRs the API endpoint is opened to.",
+    )
+
+
 class KubernetesSettings(Strict):
     """Kubernetes version and who may reach the API server."""
 
@@ -169,6 +194,12 @@ class KubernetesSettings(Strict):
         ),
     ] = "1.36"
     api_access_cidrs: list[Ipv4Cidr] = Field(default_factory=list)
+    deployer: DeployerAccess | None = Field(
+        default=None,
+        description="How `pulumi up` reaches a private API. Without it (and without the "
+        "fleet program's deployerCidrs stack config) a fleet whose api_access_cidrs are all "
+        "private has no way in, and its program refuses to start.",
+    )
 
 
 class InferenceFleet(DocumentBase):

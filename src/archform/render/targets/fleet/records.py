@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from archform.render.targets.kubernetes.awaits import AwaitView, StartupBudget
+
 
 @dataclass(frozen=True, slots=True)
 class RegionView:
@@ -139,6 +141,19 @@ class ServingView:
 
 
 @dataclass(frozen=True, slots=True)
+class DeployerView:
+    """How `pulumi up` reaches the APIs (blueprint kubernetes.deployer).
+
+    `networks`: region -> the deployer network to connect; `cidrs`: the deployer's
+    addresses; `via`: network, public_cidrs or none. Stack config may add public CIDRs.
+    """
+
+    via: str
+    networks: dict[str, str]
+    cidrs: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class FleetView:
     """Everything the fleet templates need (embedded in the program as the FLEET literal)."""
 
@@ -167,6 +182,7 @@ class FleetView:
     autoscaling: AutoscalingView
     spot: bool
     serving: ServingView
+    deployer: DeployerView
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +195,12 @@ class FleetData(FleetView):
     gateway_address: str
     p99_target_ms: int
     stage_timeout_s: int
+    # The model server's startup budget and the Pulumi await (customTimeouts) per object kind
+    # (kubernetes.awaits): the provider's 10-minute default is shorter than a model's start.
+    startup: StartupBudget
+    awaits: dict[str, AwaitView]
+    # Seconds a grant needs before it is honoured (spec/data/deploy_timing.yaml).
+    propagation: dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,3 +218,4 @@ class FleetContext:
     fleet: FleetData
     regions: list[RegionObjects]
     p99_target_ms: int
+    timing_source: str = ""  # where the provider's await default is documented

@@ -21,6 +21,7 @@ from archform.render.target import Releases, Target
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.fleet.view import fleet_view
+from archform.render.targets.kubernetes.awaits import AwaitView, await_of, startup_budget
 from archform.render.targets.kubernetes.objects import (
     SERVERS,
     dns_label,
@@ -30,6 +31,7 @@ from archform.render.targets.kubernetes.objects import (
 from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
+from archform.spec.deploy_timing import deploy_timing
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.release import Release
 
@@ -58,6 +60,11 @@ def manifest_yaml(obj: dict[str, Any], version: str) -> str:
 def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetData:
     """The view-model plus the per-server paths, as embedded in the program."""
     view = fleet_view(fleet, release)
+    first = fleet_objects(view)[view.regions[0].name]
+    deployment = next(o for o in first if o["kind"] == "Deployment")
+    startup = startup_budget(deployment, view.model.weights_gib, view.replicas.max)
+    stage_timeout_s = stage_deadline_seconds(view) + 120
+    timing = deploy_timing()
     return FleetData(
         **{f.name: getattr(view, f.name) for f in fields(view)},
         ready_path=SERVERS[view.server.kind].ready,
@@ -65,7 +72,17 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
         dns_label=dns_label(view),
         gateway_address=gateway_address(view),
         p99_target_ms=fleet.traffic.p99_latency_ms if fleet.traffic else 30_000,
-        stage_timeout_s=stage_deadline_seconds(view) + 120,
+        stage_timeout_s=stage_timeout_s,
+        startup=startup,
+        awaits={
+            "Job": AwaitView(create=stage_timeout_s, update=stage_timeout_s),
+            "Deployment": await_of(startup),
+        },
+        propagation={
+            "aks_rbac_s": timing.aks_rbac_s,
+            "azure_role_s": timing.azure_role_s,
+            "eks_pod_identity_s": timing.eks_pod_identity_s,
+        },
     )
 
 
@@ -81,7 +98,12 @@ def render_fleet(
     provider = view.provider
     files: list[GeneratedFile] = []
     regions = [RegionObjects(r.name, objects[r.name]) for r in view.regions]
-    ctx = FleetContext(fleet=view, regions=regions, p99_target_ms=view.p99_target_ms)
+    ctx = FleetContext(
+        fleet=view,
+        regions=regions,
+        p99_target_ms=view.p99_target_ms,
+        timing_source=deploy_timing().await_source,
+    )
     sdk = cloud(provider).pulumi_sdk
     assert sdk is not None, "fleets run on clouds"
     pins = {"pulumi": SDK_PINS["pulumi"], sdk[0]: sdk[1]}

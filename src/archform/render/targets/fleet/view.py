@@ -14,6 +14,7 @@ from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import (
     AutoscalingView,
+    DeployerView,
     DiskView,
     FleetView,
     GpuPoolView,
@@ -334,7 +335,24 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             # Load-balancer request timeout: twice the p99 target, at least a minute.
             request_timeout_s=max(60, 2 * p99_s),
         ),
+        deployer=_deployer(fleet),
     )
+
+
+def _deployer(fleet: InferenceFleet) -> DeployerView:
+    """The deployer path of the blueprint, one network id per region (spec.deployer checks it)."""
+    dep = fleet.kubernetes.deployer
+    if dep is None:
+        return DeployerView(via="none", networks={}, cidrs=[])
+    if dep.network is None:
+        return DeployerView(via="public_cidrs", networks={}, cidrs=list(dep.cidrs))
+    regions = fleet.placement.all_regions
+    networks = (
+        {r: dep.network[r] for r in regions if r in dep.network}
+        if isinstance(dep.network, dict)
+        else dict.fromkeys(regions, dep.network)
+    )
+    return DeployerView(via="network", networks=networks, cidrs=list(dep.cidrs))
 
 
 def _system_instance(provider: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 from archform.render.targets.fleet.records import FleetView, RegionView
 from archform.render.targets.fleet.view import GPU_POOL_LABEL
 from archform.render.targets.kubernetes import weights
+from archform.render.targets.kubernetes.awaits import startup_budget
 from archform.render.targets.kubernetes.common import SERVERS
 from archform.render.targets.kubernetes.common import meta as _meta
 from archform.render.targets.kubernetes.traffic import (
@@ -242,7 +243,7 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
         }
         for key in ("topology.kubernetes.io/zone", "kubernetes.io/hostname")
     ]
-    return {
+    obj: dict[str, Any] = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": _meta(name, ns, labels),
@@ -251,10 +252,14 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
             "selector": selector,
             "strategy": {
                 "type": "RollingUpdate",
-                "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0},
+                # A quarter of the replicas at a time: one at a time, a rollout of N replicas
+                # takes N pod starts (tens of minutes each for a large model); the surge
+                # pods need spare GPU capacity, which the autoscaler adds.
+                "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0},
             },
-            # New GPU nodes can take up to 15 min to report GPUs (cluster-autoscaler gpu.go).
-            "progressDeadlineSeconds": s.load_time_seconds * 2 + 900,
+            # Set below from the startup budget: a new GPU node, then one pod's download,
+            # verification and load (kubernetes.awaits), so a slow start is not "no progress".
+            "progressDeadlineSeconds": 0,
             "template": {
                 "metadata": {"labels": labels, "annotations": pod_annotations},
                 "spec": {
@@ -279,6 +284,9 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
             },
         },
     }
+    budget = startup_budget(obj, v.model.weights_gib, v.replicas.max)
+    obj["spec"]["progressDeadlineSeconds"] = budget.create_s
+    return obj
 
 
 def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from archform.render.targets.kubernetes.objects import fleet_objects
 from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
+from archform.spec.deploy_timing import deploy_timing
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 
@@ -56,6 +57,18 @@ class WeightsAccess:
 
 
 @dataclass(frozen=True, slots=True)
+class StartupExpect:
+    """What a model server's startup budget is made of (spec/data/deploy_timing.yaml)."""
+
+    weights_gib: float
+    object_store_mb_per_s: float
+    image_pull_s: int
+    node_provision_s: int
+    default_await_s: int
+    max_replicas: int
+
+
+@dataclass(frozen=True, slots=True)
 class PolicyExpect:
     """What a program must hold (the pack's EXPECT literal, in this field order)."""
 
@@ -68,17 +81,20 @@ class PolicyExpect:
     weights: dict[str, WeightsAccess]
     gpus_per_node: int
     image_gib: int
+    startup: StartupExpect | None = None
 
 
 def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
     """What the fleet program must hold, from the blueprint."""
     view = fleet_data(fleet)
+    timing = deploy_timing()
     return PolicyExpect(
         program=fleet.name,
         kind="fleet",
         provider=view.provider,
         k8s_version=view.k8s_version,
-        deployer_cidrs=list(fleet.kubernetes.api_access_cidrs),
+        # the deployer's own ranges when the blueprint names them (kubernetes.deployer)
+        deployer_cidrs=list(view.deployer.cidrs or fleet.kubernetes.api_access_cidrs),
         serving=ServingAccount(namespace=fleet.name, service_account=_serving_account(view)),
         weights={
             r.name.lower(): WeightsAccess(bucket=r.weights_bucket, replica=r.replica_bucket)
@@ -86,6 +102,14 @@ def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
         },
         gpus_per_node=view.gpus_per_node,
         image_gib=IMAGE_ALLOWANCE_GIB,
+        startup=StartupExpect(
+            weights_gib=view.model.weights_gib,
+            object_store_mb_per_s=timing.object_store_mb_per_s,
+            image_pull_s=timing.image_pull_s,
+            node_provision_s=timing.node_provision_s,
+            default_await_s=timing.default_await_s,
+            max_replicas=view.replicas.max,
+        ),
     )
 
 

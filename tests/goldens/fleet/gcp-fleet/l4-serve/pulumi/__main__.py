@@ -19,6 +19,7 @@ from fleet_objects import FLEET, OBJECTS
 # `archform promote` records releases in S3 registries only: this fleet's registry holds no
 # release pointer, so only the local ../release.json is checked.
 workload.check_release(FLEET["release"], None)
+SERVE = workload.serving_enabled(FLEET["release"])
 NAME = FLEET["name"]
 LABELS = {"archform-fleet": NAME}
 POOL_LABEL = "archform.io/pool"
@@ -31,9 +32,14 @@ GPU_ZONES: dict = pulumi.Config().get_object("gpuZones") or {}
 # private kubernetes.api_access_cidrs the control plane has only its private endpoint
 # (deploy from inside the VPC or a connected network); optional `deployerCidrs` (public
 # CIDRs) enable the public endpoint, admitting only those plus the blueprint's CIDRs.
-DEPLOYER_CIDRS: list = pulumi.Config().get_object("deployerCidrs") or []
+# kubernetes.deployer in the blueprint: `cidrs` alone enable the public endpoint the same way;
+# `network` names a Network Connectivity Center hub the VPC joins as a spoke.
+DEPLOYER_PATH = FLEET["deployer"]
+DEPLOYER_CIDRS: list = pulumi.Config().get_object("deployerCidrs") or (
+    DEPLOYER_PATH["cidrs"] if DEPLOYER_PATH["via"] == "public_cidrs" else [])
 if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
     raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
+workload.require_deployer_path(FLEET, FLEET["api_public_cidrs"] + DEPLOYER_CIDRS)
 # Optional IAM member (user:..., serviceAccount:..., group:...) granted Kubernetes Engine
 # Admin, which includes full access to the clusters' Kubernetes API
 # (https://cloud.google.com/kubernetes-engine/docs/how-to/iam#predefined).
@@ -44,6 +50,14 @@ if DEPLOYER:
 
 network = gcp.compute.Network("network", name=f"{NAME}-net", auto_create_subnetworks=False,
                               routing_mode="GLOBAL")
+# The VPC joins the deployer's Network Connectivity Center hub as a spoke, so a deployer in
+# another spoke (or behind the hub's VPN/Interconnect) reaches the clusters' private
+# endpoints; with global access (below) from any region
+# (https://cloud.google.com/network-connectivity/docs/network-connectivity-center/concepts/vpc-spokes-overview).
+HUB = next(iter(DEPLOYER_PATH["networks"].values()), None)
+PATH: list[pulumi.Resource] = [gcp.networkconnectivity.Spoke(
+    "deployer-spoke", name=f"{NAME}-spoke", location="global", hub=HUB,
+    linked_vpc_network={"uri": network.self_link}, labels=LABELS)] if HUB else []
 node_sa = gcp.serviceaccount.Account("nodes", account_id=f"{NAME}-nodes"[:30],
                                      display_name=f"{NAME} GKE nodes")
 for i, role in enumerate(["roles/logging.logWriter", "roles/monitoring.metricWriter",
@@ -134,7 +148,12 @@ def region_stack(r: dict) -> dict:
         private_cluster_config={"enable_private_nodes": True,
                                 "enable_private_endpoint": FLEET["api_private"]
                                 and not DEPLOYER_CIDRS,
-                                "master_ipv4_cidr_block": f"172.16.{i}.0/28"},
+                                "master_ipv4_cidr_block": f"172.16.{i}.0/28",
+                                # the private endpoint answers clients in every region of
+                                # the VPC and its connected networks, not only its own
+                                # (https://cloud.google.com/kubernetes-engine/docs/how-to/
+                                # latest/network-isolation, control plane global access)
+                                "master_global_access_config": {"enabled": True}},
         master_authorized_networks_config={
             "cidr_blocks": [{"cidr_block": c, "display_name": "api_access_cidrs"}
                             for c in FLEET["api_cidrs"] + DEPLOYER_CIDRS],
@@ -163,7 +182,7 @@ def region_stack(r: dict) -> dict:
         management={"auto_repair": True, "auto_upgrade": True},
         upgrade_settings={"max_surge": 1, "max_unavailable": 0}) for p in FLEET["gpu_pools"]]
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=kubeconfig(cluster),
-                            opts=pulumi.ResourceOptions(depends_on=[system]))
+                            opts=pulumi.ResourceOptions(depends_on=[system, *PATH]))
     return {"cluster": cluster, "provider": provider, "ready": [system, *pools]}
 
 
@@ -193,19 +212,23 @@ services = {}
 for r in FLEET["regions"]:
     res = regions[r["name"]]
     addons = workload.addons(r["name"], res["provider"], ["keda", "prometheus"], res["ready"])
+    if not SERVE:
+        continue
     services[r["name"]] = workload.serving(r["name"], OBJECTS[r["name"]], res["provider"],
                                            [*addons, *features, *STAGED],
-                                           FLEET["stage_timeout_s"])["Service"]
+                                           FLEET["stage_timeout_s"],
+                                           awaits=FLEET["awaits"])["Service"]
 
 pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.items()})
 pulumi.export("deployer_access", {
     "api": ("public endpoint restricted to " + ", ".join(FLEET["api_public_cidrs"] + DEPLOYER_CIDRS)
             if not FLEET["api_private"] or DEPLOYER_CIDRS else "private endpoint only"),
     "authorized_networks": FLEET["api_cidrs"] + DEPLOYER_CIDRS,
+    "deployer_network": DEPLOYER_PATH["networks"],
     "cluster_admin": ([f"{DEPLOYER} (roles/container.admin)"] if DEPLOYER else [])
     + ["holders of roles/container.admin in the project (needed to create the clusters)"],
 })
-if FLEET["global_lb"]:
+if FLEET["global_lb"] and SERVE:
     # The Gateway's NamedAddress: the regions sit behind it (their Services are ClusterIP).
     url = pulumi.Output.concat("http://", address.address)
     pulumi.export("global_endpoint", url)
@@ -215,3 +238,4 @@ else:
         name: pulumi.Output.concat("http://", workload.service_host(svc), ":",
                                    str(FLEET["server"]["port"]))
         for name, svc in services.items()})
+pulumi.export("serving", workload.serving_state(FLEET["release"], SERVE))

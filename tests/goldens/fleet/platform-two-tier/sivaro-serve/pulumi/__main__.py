@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pulumi
+import pulumi.dynamic
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
@@ -45,6 +46,7 @@ def registry_release(pointer: dict | None) -> dict | None:
 
 
 workload.check_release(FLEET["release"], registry_release(FLEET["release"]["pointer"]))
+SERVE = workload.serving_enabled(FLEET["release"])
 NAME = FLEET["name"]
 TAGS = {"archform:fleet": NAME}
 POOL_LABEL = "archform.io/pool"
@@ -56,15 +58,54 @@ GPU_ZONES: dict = config.get_object("gpuZones") or {}
 # kubernetes.api_access_cidrs from the blueprint reach the private endpoint from inside the
 # network; optional `deployerCidrs` (public CIDRs) open the public endpoint to exactly those
 # while bootstrapping from outside (remove them and run again to close it).
-DEPLOYER_CIDRS: list = config.get_object("deployerCidrs") or []
+# kubernetes.deployer in the blueprint: `cidrs` alone open the public endpoint the same way;
+# `network` names a transit gateway per region that each cluster VPC is attached to.
+DEPLOYER_PATH = FLEET["deployer"]
+DEPLOYER_CIDRS: list = config.get_object("deployerCidrs") or (
+    DEPLOYER_PATH["cidrs"] if DEPLOYER_PATH["via"] == "public_cidrs" else [])
 if any(c.endswith("/0") for c in DEPLOYER_CIDRS):
     raise ValueError("deployerCidrs must name the deployer's networks, not the internet")
 PUBLIC_CIDRS = FLEET["api_public_cidrs"] + DEPLOYER_CIDRS
+workload.require_deployer_path(FLEET, PUBLIC_CIDRS)
 # Optional extra cluster admin (an IAM role or user ARN) besides the identity that creates
 # the cluster, which EKS makes cluster admin (bootstrapClusterCreatorAdminPermissions).
 DEPLOYER_ARN = config.get("deployerPrincipalArn")
 # https://docs.aws.amazon.com/eks/latest/userguide/access-policy-permissions.html
 CLUSTER_ADMIN = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
+
+
+# --- waiting for grants to take effect ---------------------------------------------------
+# Cloud IAM is eventually consistent: a role assignment or identity association exists as
+# soon as its API call returns, but is honoured only later (README.md, "How long a deploy
+# waits"). Propagation is a dynamic resource that waits once, after everything in `after`
+# exists, and again only when `after` changes; what needs the grant depends on it. It is
+# defined here, in __main__, so Pulumi serializes it by value for its dynamic provider.
+
+
+class _PropagationProvider(pulumi.dynamic.ResourceProvider):
+    def create(self, props: dict) -> pulumi.dynamic.CreateResult:
+        import time
+
+        time.sleep(float(props["seconds"]))
+        return pulumi.dynamic.CreateResult(id_=str(props["name"]), outs=dict(props))
+
+    def diff(self, _id: str, olds: dict, news: dict) -> pulumi.dynamic.DiffResult:
+        replace = [k for k in ("after", "seconds") if olds.get(k) != news.get(k)]
+        return pulumi.dynamic.DiffResult(changes=bool(replace), replaces=replace)
+
+
+class Propagation(pulumi.dynamic.Resource):
+    """Wait `seconds` after `grants` were created (`reason` says why); depend on this.
+
+    Registered as `<name>-propagation`.
+    """
+
+    def __init__(self, name: str, seconds: int, grants: list[pulumi.Resource],
+                 reason: str) -> None:
+        after = [g.id for g in grants if isinstance(g, pulumi.CustomResource)]
+        super().__init__(_PropagationProvider(), f"{name}-propagation",
+                         {"name": name, "seconds": seconds, "after": after, "reason": reason},
+                         pulumi.ResourceOptions(depends_on=grants))
 
 
 # Policy attachments per role: EKS needs them in place before the cluster or a node group
@@ -104,7 +145,7 @@ aws.iam.RolePolicy(f"{NAME}-autoscaler", role=autoscaler_role.id, policy=json.du
         "ec2:GetInstanceTypesFromInstanceRequirements", "eks:DescribeNodegroup"]}]}))
 
 
-def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc]:
+def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc, list]:
     """VPC with a public (NAT, load balancers) and a private (nodes) subnet in 3 zones."""
     region, key = r["name"], r["key"]
     zones = aws.get_availability_zones(region=region, state="available").names[:3]
@@ -140,7 +181,28 @@ def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc]:
     aws.ec2.VpcEndpoint(f"{key}-s3", region=region, vpc_id=vpc.id,
                         service_name=f"com.amazonaws.{region}.s3", vpc_endpoint_type="Gateway",
                         route_table_ids=private_rts, tags=TAGS)
-    return private, vpc
+    return private, vpc, private_rts
+
+
+def deployer_attachment(r: dict, vpc: aws.ec2.Vpc, subnets: list,
+                        route_tables: list) -> list[pulumi.Resource]:
+    """Attach the cluster VPC to the deployer's transit gateway and route the deployer's
+    CIDRs through it, so a deployer in a connected network reaches the private endpoint
+    (https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html, "Accessing a
+    private only API server": connected network, plus the port 443 rule below)."""
+    tgw = DEPLOYER_PATH["networks"].get(r["name"])
+    if not tgw:
+        return []
+    key, region = r["key"], r["name"]
+    attachment = aws.ec2transitgateway.VpcAttachment(
+        f"{key}-deployer", region=region, transit_gateway_id=tgw, vpc_id=vpc.id,
+        subnet_ids=subnets, tags=TAGS)
+    routes = [aws.ec2.Route(f"{key}-deployer-{i}-{j}", region=region, route_table_id=rt,
+                            destination_cidr_block=cidr, transit_gateway_id=tgw,
+                            opts=pulumi.ResourceOptions(depends_on=[attachment]))
+              for i, rt in enumerate(route_tables)
+              for j, cidr in enumerate(DEPLOYER_PATH["cidrs"])]
+    return [attachment, *routes]
 
 
 def kubeconfig(cluster: aws.eks.Cluster, region: str) -> pulumi.Output[str]:
@@ -194,7 +256,10 @@ def weights_identities(r: dict, cluster: aws.eks.Cluster,
             f"{key}-{sa}", region=r["name"], cluster_name=cluster.name, namespace=NAME,
             service_account=sa, role_arn=role.arn,
             opts=pulumi.ResourceOptions(depends_on=[addon])))
-    return out
+    # Pod Identity injects credentials when a pod is created: the stage Job and the serving
+    # pods start only once the associations are effective.
+    return [*out, Propagation(f"{key}-weights-identities", FLEET["propagation"]["eks_pod_identity_s"],
+                              out, "EKS Pod Identity associations are eventually consistent")]
 
 
 def replica_bucket(r: dict) -> list[pulumi.Resource]:
@@ -264,8 +329,9 @@ def node_group(r: dict, cluster: aws.eks.Cluster, subnets: list, name: str, *, g
 
 def region_stack(r: dict) -> dict:
     region, key = r["name"], r["key"]
-    by_zone, vpc = network(r)
+    by_zone, vpc, route_tables = network(r)
     subnets = list(by_zone.values())
+    path = deployer_attachment(r, vpc, subnets, route_tables)
     wanted = GPU_ZONES.get(region)
     gpu_subnets = [by_zone[z] for z in wanted if z in by_zone] if wanted else subnets
     if not gpu_subnets:
@@ -303,10 +369,15 @@ def region_stack(r: dict) -> dict:
                           addon_name="eks-pod-identity-agent",
                           opts=pulumi.ResourceOptions(depends_on=[system]))
     staged += weights_identities(r, cluster, agent)
-    aws.eks.PodIdentityAssociation(f"{key}-autoscaler", region=region, cluster_name=cluster.name,
-                                   namespace="kube-system", service_account="cluster-autoscaler",
-                                   role_arn=autoscaler_role.arn,
-                                   opts=pulumi.ResourceOptions(depends_on=[agent]))
+    autoscaler_identity = aws.eks.PodIdentityAssociation(
+        f"{key}-autoscaler", region=region, cluster_name=cluster.name, namespace="kube-system",
+        service_account="cluster-autoscaler", role_arn=autoscaler_role.arn,
+        opts=pulumi.ResourceOptions(depends_on=[agent]))
+    # The cluster-autoscaler pod gets credentials only if its association is effective when
+    # the pod is created: the Helm release waits for it.
+    autoscaler_ready = Propagation(
+        f"{key}-autoscaler-identity", FLEET["propagation"]["eks_pod_identity_s"],
+        [autoscaler_identity], "EKS Pod Identity associations are eventually consistent")
     admins: list[pulumi.Resource] = []
     if DEPLOYER_ARN:
         # EKS access entry + the cluster-admin access policy for the deployer
@@ -318,7 +389,7 @@ def region_stack(r: dict) -> dict:
             principal_arn=DEPLOYER_ARN, policy_arn=CLUSTER_ADMIN,
             access_scope={"type": "cluster"}, opts=pulumi.ResourceOptions(depends_on=[entry])))
     provider = k8s.Provider(f"{key}-k8s", kubeconfig=kubeconfig(cluster, region),
-                            opts=pulumi.ResourceOptions(depends_on=[system, *admins]))
+                            opts=pulumi.ResourceOptions(depends_on=[system, *admins, *path]))
     ready = [system, *gpu_pools, agent]
     k8s.helm.v3.Release(
         f"{region}-cluster-autoscaler", name="cluster-autoscaler", chart="cluster-autoscaler",
@@ -327,15 +398,19 @@ def region_stack(r: dict) -> dict:
         values={"autoDiscovery": {"clusterName": r["cluster"]}, "awsRegion": region,
                 "rbac": {"serviceAccount": {"name": "cluster-autoscaler"}},
                 "extraArgs": {"balance-similar-node-groups": True, "expander": "least-waste"}},
-        atomic=True, opts=pulumi.ResourceOptions(provider=provider, depends_on=ready))
+        atomic=True, opts=pulumi.ResourceOptions(provider=provider,
+                                                 depends_on=[*ready, autoscaler_ready]))
     addons = workload.addons(region, provider, ["keda", "prometheus", "nvidia-device-plugin"], ready)
+    if not SERVE:
+        return {"cluster": cluster, "service": None, "vpc": vpc}
     objs = workload.serving(region, OBJECTS[region], provider, [*addons, *staged],
-                            FLEET["stage_timeout_s"])
+                            FLEET["stage_timeout_s"], awaits=FLEET["awaits"])
     return {"cluster": cluster, "service": objs["Service"], "vpc": vpc}
 
 
 regions = {r["name"]: region_stack(r) for r in FLEET["regions"]}
-endpoints = {name: workload.service_host(res["service"]) for name, res in regions.items()}
+endpoints = {name: workload.service_host(res["service"]) for name, res in regions.items()
+             if res["service"] is not None}
 
 def load_balancer_arn(r: dict, service: pulumi.Resource) -> pulumi.Output[str]:
     """ARN of the NLB Kubernetes created for the Service (found by the tags it sets on it)."""
@@ -346,7 +421,7 @@ def load_balancer_arn(r: dict, service: pulumi.Resource) -> pulumi.Output[str]:
         opts=pulumi.InvokeOutputOptions(depends_on=[service])).arn
 
 
-if FLEET["global_lb"]:
+if FLEET["global_lb"] and SERVE:
     # One global entry point: Global Accelerator (two static anycast IPs) with one endpoint
     # group per region, health-checked on the model-readiness path, so a region whose model
     # is not loaded stops receiving traffic. Its API lives in us-west-2.
@@ -381,6 +456,7 @@ pulumi.export("clusters", {name: res["cluster"].name for name, res in regions.it
 pulumi.export("deployer_access", {
     "api": ("public endpoint restricted to " + ", ".join(PUBLIC_CIDRS) if PUBLIC_CIDRS
             else "private endpoint only"),
+    "deployer_network": DEPLOYER_PATH["networks"],
     "private_endpoint_from": FLEET["api_cidrs"],
     "cluster_admin": ["the identity that creates the cluster (EKS cluster creator admin)"]
     + ([f"{DEPLOYER_ARN} (access entry, AmazonEKSClusterAdminPolicy)"] if DEPLOYER_ARN else []),
@@ -388,3 +464,4 @@ pulumi.export("deployer_access", {
 pulumi.export("endpoints", {
     name: pulumi.Output.concat("http://", host, ":", str(FLEET["server"]["port"]))
     for name, host in endpoints.items()})
+pulumi.export("serving", workload.serving_state(FLEET["release"], SERVE))

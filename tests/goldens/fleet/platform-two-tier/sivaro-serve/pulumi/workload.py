@@ -104,24 +104,82 @@ def check_release(release: dict[str, Any], registry: dict[str, Any] | None) -> N
             f"generated for {release['version']!r}: run `archform generate` again first")
 
 
+def require_deployer_path(fleet: dict[str, Any], public_cidrs: list[str]) -> None:
+    """Stop before anything is created when the deployer has no way to a private API.
+
+    The same `pulumi up` that creates the clusters installs into them; with every
+    kubernetes.api_access_cidrs range private, no public endpoint and no connection to the
+    deployer's network, it would build clusters for a quarter of an hour and then fail.
+    """
+    if not fleet["api_private"] or public_cidrs or fleet["deployer"]["networks"]:
+        return
+    raise ValueError(
+        "the cluster APIs are private (kubernetes.api_access_cidrs "
+        f"{fleet['api_cidrs']}) and nothing connects the deployer to them: set "
+        "kubernetes.deployer.network (and cidrs) in the blueprint, or open the public "
+        "endpoint to this machine's egress for the bootstrap: "
+        "pulumi config set --path 'deployerCidrs[0]' <egress-ip>/32 (README.md, "
+        "\"Reaching the clusters\"); nothing was created")
+
+
+def serving_enabled(release: dict[str, Any]) -> bool:
+    """Whether to create the serving objects (stage Job, Deployment, Service, autoscaler).
+
+    `pulumi config set serve false` brings up only the infrastructure: clusters, pools,
+    add-ons, identities and replica buckets. That is the first deploy of a Platform, whose
+    registry holds no promoted release yet (the stage Job would fail on the missing
+    SHA256SUMS); `archform deploy` sets it from the registry and resumes once a release is
+    promoted (README.md, "Before the first release").
+    """
+    serve = pulumi.Config().get_bool("serve")
+    if serve is False:
+        pulumi.log.warn(
+            f"serve=false: infrastructure only; no stage Job or Deployment for "
+            f"{release['model']} {release['version']} until a release is promoted")
+    return serve is not False
+
+
+def serving_state(release: dict[str, Any], serve: bool) -> dict[str, str]:
+    """The `serving` stack output: what this stack serves, or that it waits for a release."""
+    if serve:
+        return {"state": "serving", "version": release["version"], "source": release["source"]}
+    return {"state": "infrastructure-only", "version": "", "source": release["source"]}
+
+
+def custom_timeouts(kind: str, stage_timeout_s: int,
+                    awaits: dict[str, dict[str, int]] | None) -> pulumi.CustomTimeouts | None:
+    """How long Pulumi waits for an object of `kind` (FLEET["awaits"], seconds).
+
+    The Kubernetes provider waits 10 minutes for a Deployment or Job unless customTimeouts
+    say otherwise, and an update waits for the whole rollout; a model server downloads,
+    verifies and loads its weights for longer (README.md, "How long a deploy waits").
+    """
+    wait = (awaits or {}).get(kind)
+    if wait is None and kind == "Job":
+        wait = {"create": stage_timeout_s, "update": stage_timeout_s}
+    if wait is None:
+        return None
+    return pulumi.CustomTimeouts(create=f"{wait['create']}s", update=f"{wait['update']}s")
+
+
 def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
             depends_on: list[pulumi.Resource], stage_timeout_s: int,
-            annotations: dict[str, dict[str, Any]] | None = None) -> dict[str, pulumi.Resource]:
+            annotations: dict[str, dict[str, Any]] | None = None,
+            awaits: dict[str, dict[str, int]] | None = None) -> dict[str, pulumi.Resource]:
     """Create the region's objects in order.
 
     Namespace, service accounts and the stage Job gate everything after them: the
     Deployment waits until the Job has staged and verified the served model version
     (the Kubernetes provider waits for a Job to complete). `annotations` adds
-    deploy-time annotations (e.g. an identity's client id) to a service account by name.
+    deploy-time annotations (e.g. an identity's client id) to a service account by name;
+    `awaits` sizes the Pulumi wait per kind (custom_timeouts).
     """
     created: dict[str, pulumi.Resource] = {}
     gates: list[pulumi.Resource] = list(depends_on)
     for obj in objects:
         api, kind = obj["apiVersion"], obj["kind"]
         logical = f"{region}-{kind.lower()}-{obj['metadata']['name']}"
-        timeouts = (pulumi.CustomTimeouts(create=f"{stage_timeout_s}s",
-                                          update=f"{stage_timeout_s}s")
-                    if kind == "Job" else None)
+        timeouts = custom_timeouts(kind, stage_timeout_s, awaits)
         opts = pulumi.ResourceOptions(provider=provider, depends_on=list(gates),
                                       custom_timeouts=timeouts)
         fields = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}

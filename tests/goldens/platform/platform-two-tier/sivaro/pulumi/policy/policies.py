@@ -22,7 +22,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-EXPECT: dict[str, Any] = {'program': 'sivaro-registry', 'kind': 'registry', 'provider': 'aws', 'k8s_version': '1.36', 'deployer_cidrs': ['10.0.0.0/8'], 'serving': {'namespace': 'sivaro-serve', 'service_account': 'model-reader'}, 'weights': {'*': {'bucket': 'sivaro-models', 'replica': None}}, 'gpus_per_node': 0, 'image_gib': 30}
+EXPECT: dict[str, Any] = {'program': 'sivaro-registry', 'kind': 'registry', 'provider': 'aws', 'k8s_version': '1.36', 'deployer_cidrs': ['10.0.0.0/8'], 'serving': {'namespace': 'sivaro-serve', 'service_account': 'model-reader'}, 'weights': {'*': {'bucket': 'sivaro-models', 'replica': None}}, 'gpus_per_node': 0, 'image_gib': 30, 'startup': None}
 
 WORLD = ("0.0.0.0/0", "::/0", "*", "Internet", "any")
 CLUSTERS = {
@@ -545,6 +545,131 @@ def encryption_at_rest(args: StackValidationArgs, report: ReportViolation) -> No
             report(f"{account.name}: blob encryption disabled", account.urn)
 
 
+# --- 8. every workload's await covers its startup budget ----------------------------------
+
+
+def _await_seconds(args: Any, op: str) -> float:
+    """The provider's wait for `op` (create/update): customTimeouts, else the annotation,
+    else its default (pulumi-kubernetes metadata.TimeoutDuration)."""
+    timeouts = getattr(args.opts, "custom_timeouts", None)
+    own = getattr(timeouts, f"{op}_seconds", 0) if timeouts is not None else 0
+    if own:
+        return float(own)
+    note = (get(args.props, "metadata", "annotations") or {}).get("pulumi.com/timeoutSeconds")
+    if note is not None and str(note).isdigit():
+        return float(note)
+    return float(EXPECT["startup"]["default_await_s"])
+
+
+def _surge(strategy: dict[str, Any], replicas: int) -> int:
+    surge = get(strategy, "rollingUpdate", "maxSurge")
+    surge = "25%" if surge is None else surge
+    if isinstance(surge, str) and surge.endswith("%"):
+        return max(1, -(-replicas * int(surge[:-1]) // 100))
+    return max(1, int(surge))
+
+
+def startup_budget(props: dict[str, Any]) -> tuple[float, float, str]:
+    """(create, update) seconds a model-server Deployment may take, and how it adds up."""
+    facts = EXPECT["startup"]
+    pod = get(props, "spec", "template", "spec") or {}
+    probes = [c.get("startupProbe") for c in listify(pod.get("containers")) if c.get("startupProbe")]
+    probe = probes[0] if probes else {}
+    probe_s = float(probe.get("initialDelaySeconds", 0)) + float(probe.get("periodSeconds", 10)) * float(probe.get("failureThreshold", 3))
+    moved = -(-facts["weights_gib"] * 2**30 // (facts["object_store_mb_per_s"] * 1e6))
+    per_pod = facts["image_pull_s"] + 2 * moved + probe_s
+    grace = float(pod.get("terminationGracePeriodSeconds", 30))
+    replicas = int(facts["max_replicas"])
+    waves = -(-replicas // _surge(get(props, "spec", "strategy") or {}, replicas))
+    create = facts["node_provision_s"] + per_pod
+    update = facts["node_provision_s"] + waves * (per_pod + grace)
+    how = (f"new node {facts['node_provision_s']} s + pull {facts['image_pull_s']} s + weights "
+           f"{facts['weights_gib']:.0f} GiB down and verified {2 * moved:.0f} s + startup probe {probe_s:.0f} s")
+    return create, update, how
+
+
+def workload_await_covers_startup(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type not in WORKLOADS or not EXPECT.get("startup"):
+        return
+    spec = get(args.props, "spec", "template", "spec") or {}
+    gpus = sum(int(float(get(c, "resources", "limits", "nvidia.com/gpu") or 0)) for c in listify(spec.get("containers")))
+    notes = get(args.props, "metadata", "annotations") or {}
+    if not gpus or str(notes.get("pulumi.com/skipAwait", "")).lower() == "true":
+        return
+    create, update, how = startup_budget(args.props)
+    for op, need in (("create", create), ("update", update)):
+        have = _await_seconds(args, op)
+        if have < need:
+            report(f"{args.name}: Pulumi waits {have:.0f} s for the {op} but the workload may take "
+                   f"{need:.0f} s ({how}{'' if op == 'create' else ', per rollout wave'})")
+
+
+# --- 9. no interactive credential in a Kubernetes provider's kubeconfig -------------------
+
+# kubelogin login modes that wait for a person (device code, browser); its default is
+# devicecode (https://github.com/Azure/kubelogin, docs/book/src/cli/get-token.md).
+INTERACTIVE_LOGINS = {"devicecode", "interactive"}
+
+
+SECRET_SIG = "4dabf18193072939515e22adb298388d"  # Pulumi's wire signature of a secret value
+
+
+def _kubeconfig(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict) and SECRET_SIG in value:
+        value = value.get("value")
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        try:
+            import yaml  # PyYAML, a dependency of the pulumi SDK
+
+            parsed = yaml.safe_load(value)
+        except Exception:
+            return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def interactive_credentials(config: dict[str, Any]) -> list[str]:
+    """Why each user entry of a kubeconfig would wait for a person, if it would."""
+    problems = []
+    for user in listify(config.get("users")):
+        name, entry = user.get("name", "?"), user.get("user") or {}
+        if "auth-provider" in entry:
+            problems.append(f"user {name}: legacy auth-provider {get(entry, 'auth-provider', 'name')} (device-code login)")
+        exec_ = entry.get("exec")
+        if not isinstance(exec_, dict):
+            continue
+        if exec_.get("interactiveMode") == "Always":
+            problems.append(f"user {name}: exec interactiveMode Always needs a terminal")
+        args = [str(a) for a in listify(exec_.get("args"))]
+        env = {e.get("name"): str(e.get("value")) for e in listify(exec_.get("env")) if isinstance(e, dict)}
+        if "kubelogin" not in str(exec_.get("command", "")):
+            continue
+        mode = env.get("AAD_LOGIN_METHOD")
+        for i, arg in enumerate(args):
+            if arg in ("--login", "-l") and i + 1 < len(args):
+                mode = args[i + 1] if "AAD_LOGIN_METHOD" not in env else mode
+            elif arg.startswith("--login="):
+                mode = arg.split("=", 1)[1] if "AAD_LOGIN_METHOD" not in env else mode
+        if (mode or "devicecode") in INTERACTIVE_LOGINS:
+            problems.append(f"user {name}: kubelogin --login {mode or 'devicecode (the default)'} waits for a person")
+    return problems
+
+
+def no_interactive_credentials(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != "pulumi:providers:kubernetes":
+        return
+    config = _kubeconfig(args.props.get("kubeconfig"))
+    if config is None:
+        return  # not known at preview time, or a path: nothing to read
+    for problem in interactive_credentials(config):
+        report(f"{args.name}: {problem}; an unattended `pulumi up` hangs")
+
+
 MANDATORY = EnforcementLevel.MANDATORY
 POLICIES = [
     StackValidationPolicy(
@@ -581,5 +706,15 @@ POLICIES = [
         name="encryption-at-rest",
         description="Buckets, volumes and Kubernetes secrets are encrypted at rest.",
         validate=encryption_at_rest, enforcement_level=MANDATORY,
+    ),
+    ResourceValidationPolicy(
+        name="workload-await-covers-startup",
+        description="Pulumi waits at least as long as a model server may take to start or roll out.",
+        validate=workload_await_covers_startup, enforcement_level=MANDATORY,
+    ),
+    ResourceValidationPolicy(
+        name="no-interactive-credentials",
+        description="No Kubernetes provider logs in interactively (device code, browser).",
+        validate=no_interactive_credentials, enforcement_level=MANDATORY,
     ),
 ]
