@@ -80,9 +80,9 @@ class _Places:
         places = load_places()[cloud]
         if region in places.regions:
             return True
-        close = difflib.get_close_matches(region, list(places.regions), n=1, cutoff=0.6)
+        close = _closest(region, list(places.regions))
         hint = (
-            f"did you mean {close[0]!r}?"
+            f"did you mean {close!r}?"
             if close
             else f"{CLOUD_NAMES[cloud]} regions include {_names(sorted(places.regions))}"
         )
@@ -111,8 +111,8 @@ class _Places:
                     f"use a zone of {region}: {_names(own)}",
                 )
                 continue
-            close = difflib.get_close_matches(zone, own, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}?" if close else f"zones of {region}: {_names(own)}"
+            close = _closest(zone, own)
+            hint = f"did you mean {close!r}?" if close else f"zones of {region}: {_names(own)}"
             self.add(where, f"{zone!r} is not a zone of {region}", hint)
 
     def offered(self, cloud: str, region: str, loc: Loc, itype: str) -> None:
@@ -145,6 +145,20 @@ class _Places:
                 f"{itype} is not offered in zone {zone}",
                 f"zones of {region} that offer it: {_names(ok)}",
             )
+
+
+def _closest(word: str, options: list[str]) -> str | None:
+    """The closest option; ties go to the longer common prefix (us-eest-1 -> us-east-1)."""
+    found = difflib.get_close_matches(word, options, n=5, cutoff=0.6)
+    if not found:
+        return None
+
+    def rank(option: str) -> tuple[float, int]:
+        ratio = difflib.SequenceMatcher(None, word, option).ratio()
+        prefix = next((i for i, (a, b) in enumerate(zip(word, option)) if a != b), len(option))
+        return (-round(ratio, 6), -prefix)
+
+    return min(found, key=rank)
 
 
 def _names(names: list[str]) -> str:
