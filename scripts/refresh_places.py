@@ -57,7 +57,9 @@ AZURE_RETAIL = "https://prices.azure.com/api/retail/prices"
 
 # --- parsers (each tested on a checked-in sample) -------------------------------------------
 
-_GO_REGION = re.compile(r'^\s*(?:initialOnDemandPrices\[)?"([a-z0-9-]+)"\]?\s*(?:=\s*map\[string\]float64)?\s*[:{]')
+_GO_REGION = re.compile(
+    r'^\s*(?:initialOnDemandPrices\[)?"([a-z0-9-]+)"\]?\s*(?:=\s*map\[string\]float64)?\s*[:{]'
+)
 _GO_PRICE = re.compile(r'"([A-Za-z0-9_.\- ]+)":\s*([0-9.]+)')
 
 
@@ -149,7 +151,9 @@ def parse_aws_spot(data: dict[str, Any]) -> dict[tuple[str, str], float]:
     return {k: round(statistics.median(v), 6) for k, v in per_region.items()}
 
 
-def parse_azure_retail(items: Iterable[dict[str, Any]]) -> dict[tuple[str, str], list[float | None]]:
+def parse_azure_retail(
+    items: Iterable[dict[str, Any]],
+) -> dict[tuple[str, str], list[float | None]]:
     """Azure Retail Prices items -> (ARM size, region) -> [on-demand, spot] USD/h (Linux)."""
     out: dict[tuple[str, str], list[float | None]] = {}
     for item in items:
@@ -235,7 +239,7 @@ def _catalog() -> dict[str, dict[str, Any]]:
 
 def _read(path_or_url: str) -> bytes:
     if path_or_url.startswith("https://"):
-        with urllib.request.urlopen(path_or_url, timeout=120) as resp:  # noqa: S310
+        with urllib.request.urlopen(path_or_url, timeout=120) as resp:
             return bytes(resp.read())
     raw = Path(path_or_url).read_bytes()
     return gzip.decompress(raw) if path_or_url.endswith(".gz") else raw
@@ -326,7 +330,10 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
                 azure_regions.setdefault(region, {"zones": [], "types": []})
                 azure_regions[region]["types"] = sorted({*azure_regions[region]["types"], size})
     listed = set().union(*(set(r["types"]) for r in azure_regions.values()))
-    places["azure"] = {"regions": azure_regions, "known_types": sorted(by_provider["azure"] & listed)}
+    places["azure"] = {
+        "regions": azure_regions,
+        "known_types": sorted(by_provider["azure"] & listed),
+    }
     places["sources"]["azure"] = args.azure_source
     # GCP
     zone_rows = parse_zone_csv(Path(args.gcp_zones).read_text("utf-8"))
@@ -367,7 +374,9 @@ def build(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
         for (itype, region), (od, sp) in parse_gcp_skus(data.get("skus", []), machines).items():
             put(itype, region, od, sp)
     prices["reasons"] = json.loads(Path(args.reasons).read_text("utf-8"))
-    prices["instances"] = {k: dict(sorted(v.items())) for k, v in sorted(prices["instances"].items())}
+    prices["instances"] = {
+        k: dict(sorted(v.items())) for k, v in sorted(prices["instances"].items())
+    }
     return places, prices
 
 

@@ -111,12 +111,17 @@ def test_on_demand_fleet_never_uses_spot_prices() -> None:
     assert isinstance(fleet, InferenceFleet) and fleet.system_pool is not None
     (region,) = fleet.placement.all_regions
     table = _with_rows(
-        **{"p5.48xlarge": {region: (60.0, 1.0)}, fleet.system_pool.instance_type: {region: (0.5, None)}}
+        **{
+            "p5.48xlarge": {region: (60.0, 1.0)},
+            fleet.system_pool.instance_type: {region: (0.5, None)},
+        }
     )
     at_min, _ = fleet_costs(fleet, table)
     assert at_min.spot_nodes == 0 and at_min.missing == ()
     nodes = fleet.gpu_pool.min_nodes_per_region
-    assert at_min.usd_per_hour == pytest.approx(nodes * 60.0 + fleet.system_pool.nodes_per_region * 0.5)
+    assert at_min.usd_per_hour == pytest.approx(
+        nodes * 60.0 + fleet.system_pool.nodes_per_region * 0.5
+    )
 
 
 @pytest.mark.parametrize(

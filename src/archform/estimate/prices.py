@@ -78,7 +78,9 @@ def load_prices() -> PriceTable:
         sources={str(k): str(v) for k, v in sorted(data["sources"].items())},
         hours_per_month=int(data["hours_per_month"]),
         prices=prices,
-        reasons={str(k): {str(a): str(b) for a, b in v.items()} for k, v in data["reasons"].items()},
+        reasons={
+            str(k): {str(a): str(b) for a, b in v.items()} for k, v in data["reasons"].items()
+        },
     )
 
 
@@ -117,7 +119,10 @@ def fleet_costs(fleet: InferenceFleet, table: PriceTable | None = None) -> list[
     for label, nodes in (("min", pool.min_nodes_per_region), ("max", pool.max_nodes_per_region)):
         on_demand_nodes = max(nodes, floor) if not spot else floor
         spot_nodes = max(0, max(nodes, floor) - floor) if spot else 0
-        parts = [(pool.instance_type, on_demand_nodes, False), (pool.instance_type, spot_nodes, True)]
+        parts = [
+            (pool.instance_type, on_demand_nodes, False),
+            (pool.instance_type, spot_nodes, True),
+        ]
         if system is not None:
             parts.append((system.instance_type, system.nodes_per_region, False))
         missing: list[str] = []

@@ -128,9 +128,7 @@ class _Places:
         )
         self.add(loc, f"{itype} is not offered in {region}", hint)
 
-    def zone_offered(
-        self, cloud: str, region: str, loc: Loc, zones: list[str], itype: str
-    ) -> None:
+    def zone_offered(self, cloud: str, region: str, loc: Loc, zones: list[str], itype: str) -> None:
         """GCP publishes offerings per zone: refuse a zone that lacks the machine type."""
         places = load_places()[cloud]
         if itype not in places.known_types or itype not in places.regions[region][1]:
@@ -139,7 +137,9 @@ class _Places:
             have = places.zone_types.get(zone)
             if have is None or itype in have or zone not in places.regions[region][0]:
                 continue
-            ok = sorted(z for z in places.regions[region][0] if itype in places.zone_types.get(z, ()))
+            ok = sorted(
+                z for z in places.regions[region][0] if itype in places.zone_types.get(z, ())
+            )
             self.add(
                 (*loc, i),
                 f"{itype} is not offered in zone {zone}",
@@ -155,7 +155,9 @@ def _closest(word: str, options: list[str]) -> str | None:
 
     def rank(option: str) -> tuple[float, int]:
         ratio = difflib.SequenceMatcher(None, word, option).ratio()
-        prefix = next((i for i, (a, b) in enumerate(zip(word, option)) if a != b), len(option))
+        prefix = next(
+            (i for i, (a, b) in enumerate(zip(word, option, strict=False)) if a != b), len(option)
+        )
         return (-round(ratio, 6), -prefix)
 
     return min(found, key=rank)
