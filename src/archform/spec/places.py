@@ -93,7 +93,7 @@ class _Places:
         places = load_places()[cloud]
         own = sorted(places.regions[region][0])
         for i, zone in enumerate(zones):
-            if zone in own:
+            if zone in own or not zone:  # "": not this region's to check
                 continue
             where = (*loc, i)
             if not own:
@@ -194,8 +194,13 @@ def _training(check: _Places, cluster: Any) -> None:
     if not known or len(known) != len(named):
         return
     region = known[0]
+    # Several regions are accepted so that lint can report TRN001/TRN002: a zone of any
+    # region named is then the linter's to judge, not a typo.
     zones = list(placement.zones)
-    check.zones(cloud, region, ("placement", "zones"), zones)
+    others = {z for r in known[1:] for z in load_places()[cloud].regions[r][0]}
+    check.zones(
+        cloud, region, ("placement", "zones"), [z if z not in others else "" for z in zones]
+    )
     for i, group in enumerate(cluster.compute.groups):
         if group.instance_type is None:
             continue
