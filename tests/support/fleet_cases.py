@@ -32,7 +32,7 @@ PROVIDERS = {
         "system": "n2-standard-8",
     },
     "azure": {
-        "regions": ["eastus", "westeurope", "southeastasia"],
+        "regions": ["eastus", "westeurope", "southcentralus"],
         "scheme": "https",
         "gpu": {
             "small": "Standard_NV72ads_A10_v5",
