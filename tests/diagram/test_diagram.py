@@ -46,7 +46,7 @@ def test_platform_shows_tiers_registry_and_promotion() -> None:
     chart = parse(_render(BLUEPRINTS / "platform-two-tier.yaml")[0])
     titles = {decode(lbl).split("\n")[0] for lbl, _ in chart.subgraphs.values()}
     assert {"Training tier", "Model registry", "Serving tier"} <= titles
-    assert {"region us-east-1", "region eu-west-1", "region ap-southeast-1"} <= titles
+    assert {"region us-east-1", "region eu-west-1", "region ap-northeast-1"} <= titles
     nodes = {i: decode(lbl) for i, (_, lbl) in chart.nodes.items()}
     (registry,) = [i for i, text in nodes.items() if "bucket sivaro-models" in text]
     promote = [e for e in chart.edges if e[3] == registry]

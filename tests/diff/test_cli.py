@@ -110,8 +110,8 @@ def test_json_has_changes_resources_and_cost_from_the_price_table(tmp_path: Path
     (res,) = data["resources"]
     assert res["old"]["gpus_max"] == 128 and res["new"]["gpus_max"] == 256
     table = load_prices()
-    price = table.get("p5.48xlarge")
-    assert price is not None
+    price = table.get("p5.48xlarge", "us-east-1")
+    assert price is not None and price.on_demand is not None
     (cost,) = data["costs"]["documents"]
     expected = 16 * price.on_demand * table.hours_per_month
     assert cost["delta_usd_per_month"] == pytest.approx(expected, abs=1)

@@ -125,7 +125,14 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         "scheduler.partitions[train].max_time_hours",
         ROL,
     ),
-    ("region-change", AWS, _set(0, "placement.region", "us-west-2"), "placement.region", OUT),
+    (
+        "region-change",
+        AWS,
+        # a zone of the new region too: us-east-1a in us-west-2 does not validate
+        _both(_set(0, "placement.region", "us-west-2"), _set(0, "placement.zones", ["us-west-2a"])),
+        "placement.region",
+        OUT,
+    ),
     ("zone-change", AWS, _set(0, "placement.zones", ["us-east-1b"]), "placement.zones", OUT),
     (
         "network-cidr",
@@ -257,7 +264,7 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
     (
         "fleet-instance-type",
         PLAT,
-        _set(1, "gpu_pool.instance_type", "g6.12xlarge"),
+        _set(1, "gpu_pool.instance_type", "g5.48xlarge"),
         "gpu_pool.instance_type",
         NOD,
     ),
@@ -265,7 +272,7 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         "fleet-region-added",
         PLAT,
         _both(
-            _set(1, "placement.regions", ["us-east-1", "eu-west-1", "ap-southeast-1", "us-west-2"]),
+            _set(1, "placement.regions", ["us-east-1", "eu-west-1", "ap-northeast-1", "us-west-2"]),
             # a new region's VPC attaches to that region's transit gateway (kubernetes.deployer)
             _set(1, "kubernetes.deployer.network.us-west-2", "tgw-0d4e5f60718293a4b"),
         ),
@@ -277,7 +284,7 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         PLAT,
         _both(
             _set(1, "placement.regions", ["us-east-1", "eu-west-1"]),
-            _drop_deployer_network(1, "ap-southeast-1"),
+            _drop_deployer_network(1, "ap-northeast-1"),
         ),
         "placement.regions",
         OUT,

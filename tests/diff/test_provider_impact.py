@@ -75,7 +75,7 @@ def _fleet(doc: dict[str, Any]) -> InferenceFleet:
     return model
 
 
-OTHER_GPU = {"aws": "g6e.12xlarge", "gcp": "a3-highgpu-8g", "azure": "Standard_NV36ads_A10_v5"}
+OTHER_GPU = {"aws": "g4dn.12xlarge", "gcp": "a3-highgpu-8g", "azure": "Standard_NV36ads_A10_v5"}
 
 
 @pytest.mark.parametrize("provider", sorted(BY_PROVIDER))

@@ -89,7 +89,7 @@ def test_fingerprint_changes_with_the_value(tmp_path: Path) -> None:
     one = tmp_path / "one.yaml"
     two = tmp_path / "two.yaml"
     one.write_text(BAD)
-    two.write_text(BAD.replace("us-west-2]", "eu-west-1]"))
+    two.write_text(BAD.replace("us-west-2]", "eu-west-1]").replace("us-west-2a]", "eu-west-1a]"))
 
     def fp(path: Path) -> dict[str, str]:
         results = _sarif(path)["runs"][0]["results"]  # type: ignore[index]

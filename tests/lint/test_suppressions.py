@@ -70,7 +70,7 @@ def test_today_comes_from_environment(tmp_path: Path) -> None:
 
 
 def test_unused_suppression_lnt002_even_when_rule_not_selected() -> None:
-    text = FLEET.replace("[eu-central-1]", "[eu-central-1, eu-west-1]") + (
+    text = FLEET.replace("[eu-central-1]", "[eu-central-1, eu-west-2]") + (
         "    - {rule: INF001, reason: single region pilot}\n"
     )
     blueprints = load_text(text, "f.yaml")

@@ -40,7 +40,7 @@ from archform.spec import load_paths
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PLATFORM = support.BLUEPRINTS / "platform-two-tier.yaml"
-REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-1")
+REGIONS = ("us-east-1", "eu-west-1", "ap-northeast-1")
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from archform.spec import InferenceFleet, UsageError, load_paths
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 PLATFORM = support.BLUEPRINTS / "platform-two-tier.yaml"
-REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-1")
+REGIONS = ("us-east-1", "eu-west-1", "ap-northeast-1")
 INITIAL = "s3://sivaro-models/sivaro-13b/2026-11-01/"
 POINTER = "sivaro-13b/_releases/sivaro-serve.json"
 

@@ -170,7 +170,7 @@ def test_the_registry_creates_no_reader_the_fleet_reads_with_its_own_roles(
     # it to copy (or check) the version.
     assert associations["useast1-model-reader"].inputs["serviceAccount"] == "model-reader"
     assert allows(inline["useast1-model-reader"], "s3:GetObject", version)
-    for key in ("useast1", "euwest1", "apsoutheast1"):
+    for key in ("useast1", "euwest1", "apnortheast1"):
         assert associations[f"{key}-model-replicator"].inputs["namespace"] == "sivaro-serve"
         assert allows(inline[f"{key}-model-replicator"], "s3:GetObject", version), key
         assert not allows(inline[f"{key}-model-replicator"], "s3:PutObject", version), key

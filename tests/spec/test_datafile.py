@@ -33,7 +33,7 @@ def same(a: Any, b: Any, where: str = "") -> None:
 
 
 def test_every_data_file_is_covered() -> None:
-    assert {"images.yaml", "addresses.yaml", "kubernetes.yaml", "prices.yaml"} <= set(FILES)
+    assert {"images.yaml", "addresses.yaml", "kubernetes.yaml"} <= set(FILES)
 
 
 @pytest.mark.parametrize("name", FILES)

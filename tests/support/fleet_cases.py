@@ -20,7 +20,7 @@ GCP_FIXTURE = HERE / "gcp-fleet.yaml"
 # tensor_parallel <= 2), "medium" (4 GPUs per node) and "big" (8 x H100) pool.
 PROVIDERS = {
     "aws": {
-        "regions": ["us-east-1", "eu-west-1", "ap-southeast-1"],
+        "regions": ["us-east-1", "eu-north-1", "ap-northeast-1"],
         "scheme": "s3",
         "gpu": {"small": "g5.12xlarge", "medium": "g5.12xlarge", "big": "p5.48xlarge"},
         "system": "m6i.xlarge",
@@ -32,7 +32,7 @@ PROVIDERS = {
         "system": "n2-standard-8",
     },
     "azure": {
-        "regions": ["eastus", "westeurope", "southeastasia"],
+        "regions": ["eastus", "westeurope", "southcentralus"],
         "scheme": "https",
         "gpu": {
             "small": "Standard_NV72ads_A10_v5",

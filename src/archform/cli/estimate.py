@@ -68,7 +68,7 @@ def _estimate_one(
         "cost": {
             "prices_as_of": table.as_of.isoformat(),
             "prices_verified": table.verified,
-            "price_regions": table.regions,
+            "price_sources": table.sources,
             "hours_per_month": table.hours_per_month,
             "purchase": fleet.gpu_pool.purchase,
             "at": [asdict(c) for c in fleet_costs(fleet, table)],
@@ -115,17 +115,18 @@ def _text(e: dict[str, Any]) -> list[str]:
             + ("enough" if c["enough"] else "NOT ENOUGH for the peak at the p99 target"),
         ]
     lines.append(
-        f"  GPUs and cost ({cost['purchase']}; prices as of {cost['prices_as_of']}, "
-        f"{'verified' if cost['prices_verified'] else 'unverified list prices'}, basis "
-        f"{', '.join(f'{k} {v}' for k, v in sorted(cost['price_regions'].items()))}, "
-        f"{cost['hours_per_month']} h/month):"
+        f"  GPUs and cost ({cost['purchase']}; list prices as of {cost['prices_as_of']} "
+        f"per region, {cost['hours_per_month']} h/month; sources: `archform estimate "
+        "--format json` price_sources):"
     )
     for at in cost["at"]:
-        money = (
-            ("no price for " + ", ".join(at["missing"]))
-            if at["usd_per_month"] is None
-            else (f"${at['usd_per_hour']:,.2f}/h, ${at['usd_per_month']:,.0f}/month")
-        )
+        unpriced = "no price for " + ", ".join(at["missing"])
+        if at["usd_per_month"] is None:
+            money = unpriced
+        else:
+            money = f"${at['usd_per_hour']:,.2f}/h, ${at['usd_per_month']:,.0f}/month"
+            if at["missing"]:
+                money = f"at least {money} ({unpriced})"
         lines.append(
             f"    at {at['label']:3}  {at['gpu_nodes']} GPU nodes "
             f"({at['spot_nodes']} spot), {at['gpus']} GPUs: {money}"

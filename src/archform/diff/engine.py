@@ -75,7 +75,9 @@ class CostDelta:
 
     @property
     def delta(self) -> float | None:
-        """New minus old in USD per month; None when either side has no price."""
+        """New minus old in USD per month; None when either side lacks a price."""
+        if any(c is not None and c.missing for c in (self.old, self.new)):
+            return None
         old = 0.0 if self.old is None else self.old.usd_per_month
         new = 0.0 if self.new is None else self.new.usd_per_month
         if old is None or new is None:

@@ -15,6 +15,7 @@ from archform.diff.engine import (
     ResourceDelta,
 )
 from archform.diff.impact import Impact
+from archform.diff.resources import Cost
 
 _MAX_VALUE = 80
 
@@ -113,8 +114,8 @@ def money(value: float | None) -> str:
 def cost_line(delta: CostDelta) -> tuple[str, str, str, str]:
     """(what, old, new, delta) of one cost delta."""
     what = delta.document + ("" if delta.label == "total" else f" at {delta.label} size")
-    old = "-" if delta.old is None else money(delta.old.usd_per_month)
-    new = "-" if delta.new is None else money(delta.new.usd_per_month)
+    old = "-" if delta.old is None else _partial(delta.old)
+    new = "-" if delta.new is None else _partial(delta.new)
     missing = [m for c in (delta.old, delta.new) if c is not None for m in c.missing]
     d = delta.delta
     if d is None:
@@ -124,13 +125,18 @@ def cost_line(delta: CostDelta) -> tuple[str, str, str, str]:
     return what, old, new, change
 
 
+def _partial(cost: Cost) -> str:
+    """A cost that lacks a price is a lower bound: ``>= $12,345``."""
+    text = money(cost.usd_per_month)
+    return f">= {text}" if cost.missing and cost.usd_per_month is not None else text
+
+
 def _price_basis(report: DiffReport) -> str:
     table = report.prices
-    basis = ", ".join(f"{k}: {v}" for k, v in sorted(table.regions.items()))
     checked = "" if table.verified else ", not re-verified"
     return (
-        f"list prices as of {table.as_of.isoformat()}{checked} ({basis}), "
-        f"{table.hours_per_month} h/month"
+        f"list prices as of {table.as_of.isoformat()}{checked}, each region at its own "
+        f"price, {table.hours_per_month} h/month"
     )
 
 

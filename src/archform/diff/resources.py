@@ -5,13 +5,14 @@ TrainingCluster costs nodes x hourly price x hours per month per node group, at 
 price for spot groups and the on-demand list price otherwise (reservation and capacity-block
 discounts are not modelled); controllers, login nodes and storage are not priced. A fleet
 costs what `fleet_costs` says at its minimum and maximum size. On-prem groups have no price.
+A cost sums what has a price in the document's region(s) and names the rest (``missing``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archform.estimate.prices import PriceTable, fleet_costs
+from archform.estimate.prices import PriceTable, fleet_costs, unpriced
 from archform.spec.document import Model
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.training import TrainingCluster
@@ -122,22 +123,20 @@ def costs(model: Model, table: PriceTable) -> list[Cost]:
     if isinstance(model, TrainingCluster):
         total = 0.0
         missing: list[str] = []
+        priced = False
+        region = model.placement.primary_region
         for group in model.compute.groups:
             if group.instance_type is None:
                 missing.append(f"{group.name}: on-prem")
                 continue
-            price = table.get(group.instance_type)
-            if price is None:
-                missing.append(group.instance_type)
+            spot = group.purchase == "spot"
+            rate = table.rate(group.instance_type, region, spot)
+            if rate is None:
+                missing.append(unpriced(group.instance_type, region, spot))
                 continue
-            rate = price.on_demand
-            if group.purchase == "spot":
-                if price.spot is None:
-                    missing.append(f"{group.instance_type} (spot)")
-                    continue
-                rate = price.spot
             total += group.nodes * rate * table.hours_per_month
-        value = None if missing else round(total, 0)
+            priced = True
+        value = round(total, 0) if priced else None
         return [Cost(model.name, "total", value, tuple(missing))]
     if isinstance(model, InferenceFleet):
         return [

@@ -1,72 +1,101 @@
-"""Dated instance prices (spec/data/prices.yaml) and the monthly cost of a fleet.
+"""Dated instance prices per region (spec/data/prices.json) and the monthly cost of a fleet.
+
+prices.json is written by scripts/refresh_places.py from the providers' published price
+lists (sources and dates in the file's ``sources``): USD per hour, Linux, no discounts or
+commitments, on-demand and spot per catalog instance type and region. A type or region
+without a price has a stated reason (``reasons``), and a total names what it could not
+price instead of going blank.
 
 Cost model: GPU pools at their purchase option per node (spot pools at the spot price, the
 on-demand floor and on-demand/reserved pools at the on-demand list price; reservations'
-discounts are not modelled), plus the system pool on-demand, times 730 hours per month.
+discounts are not modelled), plus the system pool on-demand, times 730 hours per month,
+each region at its own price.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 from typing import Any
 
-from archform.spec.datafile import load_data
 from archform.spec.models.inference import InferenceFleet
 
 
 @dataclass(frozen=True, slots=True)
 class Price:
-    """USD per hour of one instance type."""
+    """USD per hour of one instance type in one region (None: not published / not known)."""
 
     instance: str
-    provider: str
-    on_demand: float
+    region: str
+    on_demand: float | None
     spot: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class PriceTable:
-    """The whole table with its date and regional basis."""
+    """Every price with its date and sources."""
 
     as_of: dt.date
     verified: bool
-    regions: dict[str, str]
+    sources: dict[str, str]
     hours_per_month: int
-    prices: dict[str, Price]
+    prices: dict[str, dict[str, tuple[float | None, float | None]]]
+    reasons: dict[str, dict[str, str]]
 
-    def get(self, instance: str) -> Price | None:
-        """The price of an instance type, or None when the table has none."""
-        return self.prices.get(instance)
+    def get(self, instance: str, region: str) -> Price | None:
+        """The prices of a type in a region, or None when the table has neither."""
+        row = self.prices.get(instance, {}).get(region)
+        return None if row is None else Price(instance, region, row[0], row[1])
+
+    def rate(self, instance: str, region: str, spot: bool) -> float | None:
+        """USD per hour at the on-demand or spot price, or None."""
+        price = self.get(instance, region)
+        if price is None:
+            return None
+        return price.spot if spot else price.on_demand
+
+    def why_unpriced(self, provider: str, spot: bool) -> str:
+        """The stated reason a price of this provider is missing."""
+        reasons = self.reasons.get(provider, {})
+        return reasons.get("spot" if spot else "on_demand", "no price in the bundled table")
 
 
 @cache
 def load_prices() -> PriceTable:
     """Load the bundled table once."""
-    data: dict[str, Any] = load_data("prices.yaml")
+    text = resources.files("archform.spec").joinpath("data/prices.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
     prices = {
-        name: Price(
-            name,
-            str(row["provider"]),
-            float(row["on_demand"]),
-            None if row.get("spot") is None else float(row["spot"]),
-        )
-        for name, row in sorted(data["instances"].items())
+        name: {region: (row[0], row[1]) for region, row in sorted(regions.items())}
+        for name, regions in sorted(data["instances"].items())
     }
-    as_of = data["as_of"]
     return PriceTable(
-        as_of=as_of if isinstance(as_of, dt.date) else dt.date.fromisoformat(str(as_of)),
-        verified=bool(data["verified"]),
-        regions={str(k): str(v) for k, v in data["regions"].items()},
+        as_of=dt.date.fromisoformat(str(data["as_of"])),
+        verified=False,  # machine-read price lists, but not re-read from the providers here
+        sources={str(k): str(v) for k, v in sorted(data["sources"].items())},
         hours_per_month=int(data["hours_per_month"]),
         prices=prices,
+        reasons={
+            str(k): {str(a): str(b) for a, b in v.items()} for k, v in data["reasons"].items()
+        },
     )
+
+
+def unpriced(instance: str, region: str, spot: bool = False) -> str:
+    """How a total names a price it lacks: 'p5.48xlarge in eu-north-1 (spot)'."""
+    return f"{instance} in {region}" + (" (spot)" if spot else "")
 
 
 @dataclass(frozen=True, slots=True)
 class FleetCost:
-    """GPUs and monthly cost at one fleet size (all regions)."""
+    """GPUs and monthly cost at one fleet size (all regions).
+
+    ``usd_per_hour``/``usd_per_month`` sum what has a price; ``missing`` names the rest
+    (then the sum is a lower bound). Both are None only when nothing has a price.
+    """
 
     label: str
     gpu_nodes: int
@@ -81,38 +110,41 @@ def fleet_costs(fleet: InferenceFleet, table: PriceTable | None = None) -> list[
     """Cost at min_nodes_per_region and at max_nodes_per_region, across every region."""
     table = table or load_prices()
     pool = fleet.gpu_pool
-    regions = len(fleet.placement.all_regions)
+    regions = fleet.placement.all_regions
     per_node = pool.gpu.per_node if pool.gpu else 1
     spot = pool.purchase == "spot"
     floor = min(pool.on_demand_floor_per_region, pool.max_nodes_per_region) if spot else 0
-    gpu_price = table.get(pool.instance_type)
     system = fleet.system_pool
-    sys_price = table.get(system.instance_type) if system else None
     out = []
     for label, nodes in (("min", pool.min_nodes_per_region), ("max", pool.max_nodes_per_region)):
         on_demand_nodes = max(nodes, floor) if not spot else floor
         spot_nodes = max(0, max(nodes, floor) - floor) if spot else 0
+        parts = [
+            (pool.instance_type, on_demand_nodes, False),
+            (pool.instance_type, spot_nodes, True),
+        ]
+        if system is not None:
+            parts.append((system.instance_type, system.nodes_per_region, False))
         missing: list[str] = []
         hourly = 0.0
-        if gpu_price is None:
-            missing.append(pool.instance_type)
-        else:
-            spot_rate = gpu_price.spot
-            if spot_nodes and spot_rate is None:
-                missing.append(f"{pool.instance_type} (spot)")
-            hourly += on_demand_nodes * gpu_price.on_demand + spot_nodes * (spot_rate or 0.0)
-        if system is not None:
-            if sys_price is None:
-                missing.append(system.instance_type)
-            else:
-                hourly += system.nodes_per_region * sys_price.on_demand
-        total = (on_demand_nodes + spot_nodes) * regions
-        per_hour = None if missing else round(hourly * regions, 2)
+        priced = False
+        for region in regions:
+            for itype, count, at_spot in parts:
+                if not count:
+                    continue
+                rate = table.rate(itype, region, at_spot)
+                if rate is None:
+                    missing.append(unpriced(itype, region, at_spot))
+                else:
+                    hourly += count * rate
+                    priced = True
+        total = (on_demand_nodes + spot_nodes) * len(regions)
+        per_hour = round(hourly, 2) if priced else None
         out.append(
             FleetCost(
                 label=label,
                 gpu_nodes=total,
-                spot_nodes=spot_nodes * regions,
+                spot_nodes=spot_nodes * len(regions),
                 gpus=total * per_node,
                 usd_per_hour=per_hour,
                 usd_per_month=None

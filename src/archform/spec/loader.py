@@ -21,6 +21,7 @@ from archform.spec.defaults import fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.images import image_problems
+from archform.spec.places import place_problems
 from archform.spec.release import split_source
 from archform.spec.source import RawDocument, parse_documents, read_text
 from archform.spec.validate import problems_from
@@ -181,6 +182,7 @@ def validate_document(raw: RawDocument) -> Document:
         model = None
     if model is not None and not problems:
         problems.extend(check_buildable(raw.file, raw.source, model))
+        problems.extend(place_problems(raw.file, raw.source, model))
         problems.extend(image_problems(raw))
     if problems:
         problems.sort(key=lambda p: (p.secondary, p.line, p.column))

@@ -302,7 +302,7 @@ def test_eks_vpcs_attach_to_the_deployers_transit_gateway_per_region(root: Path)
     assert {(a.inputs["region"], a.inputs["transitGatewayId"]) for a in attachments} == {
         ("us-east-1", "tgw-0a1b2c3d4e5f60718"),
         ("eu-west-1", "tgw-0b2c3d4e5f6071829"),
-        ("ap-southeast-1", "tgw-0c3d4e5f607182930"),
+        ("ap-northeast-1", "tgw-0c3d4e5f607182930"),
     }
     routes = [r for r in run.of_type("aws:ec2/route:Route") if "transitGatewayId" in r.inputs]
     assert len(routes) == 3 * 3  # three private route tables per region, one deployer range
@@ -340,7 +340,7 @@ def test_aks_vnets_peer_with_the_deployers_vnet(root: Path) -> None:
         ),
         (
             "    network:\n      us-east-1: tgw-0a1b2c3d4e5f60718\n"
-            "      eu-west-1: tgw-0b2c3d4e5f6071829\n      ap-southeast-1: tgw-0c3d4e5f607182930\n",
+            "      eu-west-1: tgw-0b2c3d4e5f6071829\n      ap-northeast-1: tgw-0c3d4e5f607182930\n",
             "    network: tgw-0a1b2c3d4e5f60718\n",
             "network: tgw-",
             "a transit gateway is regional",

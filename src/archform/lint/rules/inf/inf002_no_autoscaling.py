@@ -13,7 +13,7 @@ Serving traffic varies several-fold during a day: a fixed pool is sized either f
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool:
@@ -27,7 +27,7 @@ gpu_pool:
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool:

@@ -14,7 +14,7 @@ for and idle.
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3", tensor_parallel: 1}
 gpu_pool:
@@ -29,7 +29,7 @@ gpu_pool:
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3", tensor_parallel: 1}
 gpu_pool:

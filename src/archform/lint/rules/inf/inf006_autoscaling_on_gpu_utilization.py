@@ -14,7 +14,7 @@ requests per second or KV-cache usage track load.
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_region: 8}
@@ -28,7 +28,7 @@ autoscaling:
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_region: 8}

@@ -20,7 +20,7 @@ an engine that does start with a tiny budget serves one request at a time.
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model:
   name: llama-3.1-70b
   params: 70e9
@@ -37,7 +37,7 @@ gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_re
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model:
   name: llama-3.1-70b
   params: 70e9

@@ -23,7 +23,7 @@ explodes (beyond the knee throughput is flat while latency grows tenfold).
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool:
@@ -38,7 +38,7 @@ traffic: {peak_rps: 500, p99_latency_ms: 30000}
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://models/llama/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool:

@@ -17,7 +17,7 @@ from a local cache. Cross-region pulls are slower and pay egress each time.
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model:
   name: llama-3.1-8b
   params: 8e9
@@ -31,7 +31,7 @@ gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_regi
 version: 1
 kind: InferenceFleet
 name: demo
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model:
   name: llama-3.1-8b
   params: 8e9

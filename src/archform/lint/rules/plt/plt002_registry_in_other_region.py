@@ -20,7 +20,7 @@ compute: {nodes: 2, instance_type: p5.48xlarge}
 version: 1
 kind: InferenceFleet
 name: serve
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://corp-models/llama-3.1-8b/v1/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_region: 8}
@@ -30,7 +30,7 @@ kind: Platform
 name: demo
 training: train
 inference: serve
-registry: {provider: aws, region: eu-west-1, bucket: corp-models}
+registry: {provider: aws, region: eu-west-2, bucket: corp-models}
 ```
 
 ## Use instead
@@ -44,7 +44,7 @@ compute: {nodes: 2, instance_type: p5.48xlarge}
 version: 1
 kind: InferenceFleet
 name: serve
-placement: {provider: aws, regions: [us-east-1, eu-west-1]}
+placement: {provider: aws, regions: [us-east-1, eu-west-2]}
 model: {name: llama-3.1-8b, params: 8e9, source: "s3://corp-models/llama-3.1-8b/v1/"}
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: g6.xlarge, min_nodes_per_region: 2, max_nodes_per_region: 8}
