@@ -63,6 +63,8 @@ class Image:
     local_nvme: str | None
     fabrics: dict[str, str]
     lustre: dict[str, str]
+    cgroup: str
+    nvml: str | None
     archform_roles: bool
     why_not: str
     source: str
@@ -100,6 +102,13 @@ class ImageTable:
         value = self.distro[codename].get("slurm")
         return str(value) if value is not None else None
 
+    def distro_plugins(self, codename: str | None) -> dict[str, str]:
+        """Slurm plugin file (cgroup_v2.so) -> the distribution package that ships it."""
+        if codename is None or codename not in self.distro:
+            return {}
+        table = self.distro[codename].get("plugins") or {}
+        return {str(so): str(package) for package, files in table.items() for so in files}
+
     def distro_packages(self, codename: str | None) -> tuple[str, ...]:
         """Package names (patterns) of the Ubuntu archive archform's roles use."""
         if codename is None or codename not in self.distro:
@@ -120,6 +129,8 @@ def _image(key: str, raw: dict[str, Any]) -> Image:
         local_nvme=raw.get("local_nvme"),
         fabrics={str(k): str(v) for k, v in (raw.get("fabrics") or {}).items()},
         lustre={str(k): str(v) for k, v in (raw.get("lustre") or {}).items()},
+        cgroup=str(raw["cgroup"]),
+        nvml=None if raw.get("nvml") is None else str(raw["nvml"]),
         archform_roles=bool(raw.get("archform_roles", True)),
         why_not=str(raw.get("why_not", "")),
         source=str(raw["source"]),
