@@ -109,6 +109,13 @@ class ImageTable:
         table = self.distro[codename].get("plugins") or {}
         return {str(so): str(package) for package, files in table.items() for so in files}
 
+    def distro_depends(self, codename: str | None) -> dict[str, tuple[str, ...]]:
+        """Slurm package -> the plugin packages apt installs with it (its Depends)."""
+        if codename is None or codename not in self.distro:
+            return {}
+        table = self.distro[codename].get("depends") or {}
+        return {str(k): tuple(str(p) for p in v) for k, v in table.items()}
+
     def distro_packages(self, codename: str | None) -> tuple[str, ...]:
         """Package names (patterns) of the Ubuntu archive archform's roles use."""
         if codename is None or codename not in self.distro:

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from archform.verify import Check
-from archform.verify.checks import ansible, kubernetes, packages, pulumi, slurm
+from archform.verify.checks import ansible, kubernetes, packages, pulumi, slurm, slurm_plugins
 
-BUILTIN: list[Check] = [ansible.CHECK, packages.CHECK, slurm.CHECK, pulumi.CHECK, kubernetes.CHECK]
+BUILTIN: list[Check] = [
+    ansible.CHECK,
+    packages.CHECK,
+    slurm_plugins.CHECK,
+    slurm.CHECK,
+    pulumi.CHECK,
+    kubernetes.CHECK,
+]
