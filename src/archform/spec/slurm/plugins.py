@@ -166,7 +166,9 @@ def named_plugins(files: ConfLines, version: SlurmVersion, cgroup: str) -> list[
         lines = files.get(file)
         if lines is None:
             continue
-        if file == "cgroup.conf" and not any(k.lower() == "cgroupplugin" for ln in lines for k, _ in ln):
+        if file == "cgroup.conf" and not any(
+            k.lower() == "cgroupplugin" for ln in lines for k, _ in ln
+        ):
             out.append(Named(f"cgroup/{cgroup}", file, "CgroupPlugin=autodetect (default)"))
         for line in lines:
             for key, value in line:
@@ -208,7 +210,7 @@ def parse_conf(text: str) -> list[list[tuple[str, str]]]:
 
 
 def configure_args(version: SlurmVersion, multiarch: str, nvml_dir: str) -> list[str]:
-    """configure arguments of the dependencies archform installs, for one release."""
+    """Configure arguments of the dependencies archform installs, for one release."""
     args = []
     for dep in dependencies():
         if not dep.archform or (dep.name == "nvml" and not nvml_dir):
@@ -220,7 +222,7 @@ def configure_args(version: SlurmVersion, multiarch: str, nvml_dir: str) -> list
 
 
 def nvml_configure(nvml_dir: str) -> str:
-    """configure's argument for gpu/nvml with the CUDA toolkit at nvml_dir ('' without one)."""
+    """Configure's argument for gpu/nvml with the CUDA toolkit at nvml_dir ('' without one)."""
     if not nvml_dir:
         return ""
     dep = next(d for d in dependencies() if d.name == "nvml")
@@ -245,15 +247,28 @@ def runtime_packages() -> list[str]:
     return out
 
 
-def build_provides(version: SlurmVersion, packages: Iterable[str], nvml: bool) -> set[str]:
-    """Plugins a build with these packages installed produces (nvml: NVML headers found)."""
+def build_provides(
+    version: SlurmVersion,
+    packages: Iterable[str],
+    nvml: bool,
+    configure: Iterable[str] | None = None,
+) -> set[str]:
+    """Plugins a build with these packages installed produces (nvml: NVML headers found).
+
+    With `configure` (the arguments the build passes, {multiarch} unexpanded), a dependency
+    whose enabling argument is missing (--with-pmix) builds nothing either.
+    """
     installed = set(packages)
+    given = None if configure is None else set(configure)
 
     def present(dep: Dependency) -> bool:
         if not dep.archform:
             return False
         if dep.name == "nvml":
             return nvml
+        wanted = [arg for arg, since in dep.configure if since is None]
+        if given is not None and any(arg not in given for arg in wanted):
+            return False
         return set(dep.packages) <= installed
 
     return {p for p in release_plugins(version) if all(present(d) for d in guards(p))}

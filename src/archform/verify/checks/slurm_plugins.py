@@ -63,16 +63,11 @@ def _provided_build(
     provider = str(gv.get("archform_provider", ""))
     nvml_here = build_host_image(image, provider).nvml
     nvml = bool(nvml_here) and gv.get("slurm_build_nvml_dir") == nvml_here
-    built = plugins.build_provides(version, installed, nvml)
-    for dep in plugins.dependencies():
-        wanted = [a for a, since in dep.configure if since is None]
-        if dep.name != "nvml" and any(a not in configure for a in wanted):
-            built -= set(dep.plugins)
-    return built, installed
+    return plugins.build_provides(version, installed, nvml, configure), installed
 
 
 def _provided_distro(project: _Project, image: Image) -> dict[str, str]:
-    """plugin -> package, for the packages the tree installs on a distro install."""
+    """Plugin -> package, for the packages the tree installs on a distro install."""
     table = load_images()
     installed = {p for _where, _w, p in project.walk.installs}
     depends = table.distro_depends(image.codename)
@@ -175,7 +170,7 @@ def _pyxis_problems(project: _Project, gv: dict[str, Any]) -> list[str]:
             if "make" in cmd and "pyxis" in str(args.get("chdir", "")):
                 builds.append((path.relative_to(ansible).as_posix(), task, args, facts))
     if not builds:
-        return problems + ["plugstack.conf loads pyxis, but no task compiles it"]
+        return [*problems, "plugstack.conf loads pyxis, but no task compiles it"]
     main = (ansible / SLURM_TASKS / "main.yml").read_text("utf-8")
     for rel, task, args, facts in builds:
         label = f"{rel}: {task.get('name', '?')!r}"
@@ -211,14 +206,18 @@ def check_project(ansible: Path, root: Path) -> Result:
         return Result(NAME, label, "failed", "group_vars/all.yml names no known archform_image")
     project = _Project(ansible, table, image, gv)
     project.run_playbook("site.yml")
-    problems = list(dict.fromkeys(_plugin_problems(project, gv, image) + _pyxis_problems(project, gv)))
+    problems = list(
+        dict.fromkeys(_plugin_problems(project, gv, image) + _pyxis_problems(project, gv))
+    )
     if problems:
         return Result(NAME, label, "failed", "; ".join(problems))
     files = _files(ansible, bool(gv.get("slurm_accounting")))
     version = slurm.parse_version(str(gv.get("slurm_build_version") or gv["slurm_version"]))
     count = len(plugins.named_plugins(files, version, image.cgroup))
     how = gv.get("slurm_install_method")
-    return Result(NAME, label, "passed", f"{count} plugins named, all provided by the {how} install")
+    return Result(
+        NAME, label, "passed", f"{count} plugins named, all provided by the {how} install"
+    )
 
 
 def applies(root: Path) -> bool:

@@ -57,7 +57,7 @@ STRIPE_BY_PURPOSE = {
 # holding the cluster's local users (UID 1000-59999, Debian Policy 9.2.2 "dynamically allocated
 # user accounts": https://www.debian.org/doc/debian-policy/ch-opersys.html#uid-and-gid-classes)
 # as the controller's `getent passwd` lists them, and the operator running Ansible.
-DEFAULT_ACCOUNT = {
+DEFAULT_ACCOUNT: dict[str, object] = {
     "name": "default",
     "description": "Local users of the cluster (archform default, no scheduler.accounts)",
     "users": [],
@@ -68,7 +68,7 @@ DEFAULT_ACCOUNT = {
 
 
 def accounts(view: TrainingView) -> list[dict[str, object]]:
-    """sacctmgr accounts: the blueprint's, or the default one when accounting has none."""
+    """Sacctmgr accounts: the blueprint's, or the default one when accounting has none."""
     sched = view.scheduler
     listed = [{**a.model_dump(mode="json"), "local_users": False} for a in sched.accounts]
     if sched.accounting and not listed:

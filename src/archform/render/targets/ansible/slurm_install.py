@@ -49,7 +49,9 @@ def build_host_image(image: Image, provider: str) -> Image:
 
 def _package(named: plugins.Named, method: str, codename: str | None) -> str:
     if method == "distro":
-        return load_images().distro_plugins(codename).get(named.so, "no package of the distribution")
+        return (
+            load_images().distro_plugins(codename).get(named.so, "no package of the distribution")
+        )
     return plugins.provider_hint(named.plugin)
 
 
@@ -58,12 +60,16 @@ def needs(ctx: SlurmContext, image: Image, method: str) -> list[PluginNeed]:
     version = slurm.parse_version(ctx.slurm_version)
     named = plugins.named_plugins(ctx.conf_files(), version, image.cgroup)
     return [
-        PluginNeed(n.plugin, n.so, n.file, f"{n.file}: {n.line}", _package(n, method, image.codename))
+        PluginNeed(
+            n.plugin, n.so, n.file, f"{n.file}: {n.line}", _package(n, method, image.codename)
+        )
         for n in named
     ]
 
 
-def group_vars(ctx: SlurmContext, image: Image, provider: str, method: str) -> list[tuple[str, object]]:
+def group_vars(
+    ctx: SlurmContext, image: Image, provider: str, method: str
+) -> list[tuple[str, object]]:
     """slurm_build_* and slurm_plugins."""
     version = slurm.parse_version(ctx.slurm_version)
     nvml = build_host_image(image, provider).nvml or ""
