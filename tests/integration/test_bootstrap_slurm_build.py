@@ -91,6 +91,8 @@ def _remove_links() -> None:
             path.unlink()
 
 
+# A compile takes about 3-5 min on 2 idle cores, several times that on a shared machine.
+BUILD_TIMEOUT = 3600
 USER = "archform-ci-user"  # a non-root user: UID in 1000-59999, so in the default account
 # Plugins the generated configs of this tree name whose build needs a dependency.
 NEEDED = {"cgroup/v2": "cgroup_v2.so", "accounting_storage/mysql": "accounting_storage_mysql.so",
@@ -157,7 +159,7 @@ def test_role_names_the_plugin_and_package_a_dropped_dependency_leaves_out(
     _fresh_build()
     _stop_daemons()
     try:
-        run = _run_site(project, tmp_path / "run1", collections)
+        run = _run_site(project, tmp_path / "run1", collections, timeout=BUILD_TIMEOUT)
         out = _output(run)
         assert run.status == "failed", out[-4000:]
         assert "Compile (about 3 min on 2 cores)" in out  # it really built
@@ -181,7 +183,7 @@ def test_role_builds_slurm_24_11_with_accounting_and_runs_jobs(tmp_path: Path) -
     _stop_daemons()
     _clear_state()
     try:
-        run = _run_site(project, tmp_path / "run1", collections)
+        run = _run_site(project, tmp_path / "run1", collections, timeout=BUILD_TIMEOUT)
         out = _output(run)
         assert run.status == "successful", out[-4000:]
         assert "Compile (about 3 min on 2 cores)" in out  # it really built
