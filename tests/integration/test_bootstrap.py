@@ -57,7 +57,9 @@ def _collections() -> str:
     return found
 
 
-def _run_site(project: Path, workdir: Path, collections: str, playbook: str = "site.yml") -> Any:
+def _run_site(
+    project: Path, workdir: Path, collections: str, playbook: str = "site.yml", timeout: int = 1500
+) -> Any:
     import ansible_runner
 
     workdir.mkdir(parents=True)  # fresh private_data_dir: runner persists cmdline in it
@@ -75,7 +77,7 @@ def _run_site(project: Path, workdir: Path, collections: str, playbook: str = "s
         inventory=str(project / "inventory" / "hosts.yml"),
         envvars=env,
         quiet=True,
-        timeout=1500,
+        timeout=timeout,
     )
 
 

@@ -167,9 +167,9 @@ def test_enroot_per_user_paths_need_the_shared_folder_made_by_root(base: Path) -
 
 def test_plugstack_include_that_matches_nothing_is_caught(base: Path) -> None:
     """spank.c loads nothing, silently, from an include glob that matches nothing."""
-    role = "ansible/roles/pyxis_enroot/tasks/main.yml"
+    role = "ansible/roles/slurm/tasks/pyxis.yml"
     text = (_pristine("aws-p5-efa-fsx", base) / role).read_text()
-    start = text.index("    - name: Enable pyxis in Slurm's plugin stack")
+    start = text.index("- name: Enable pyxis in Slurm's plugin stack")
     edited = _edited(base, "aws-p5-efa-fsx", "plugstack", role, text[start:], "")
     found = _failures(edited)
     assert "include /etc/slurm/plugstack.conf.d/*.conf: matches nothing on compute nodes" in found
@@ -294,3 +294,21 @@ def test_device_mounts_are_provided_by_the_fabric_driver_or_an_installed_udev_ru
     assert (f"mount source {source}: nothing provides it on compute nodes" in found) is not (
         provided
     ), found
+
+
+def test_slurm_plugins_on_compute_nodes_come_only_from_the_unpacked_build(base: Path) -> None:
+    """Compute nodes get the built prefix by unpacking the controller's archive (paths.yaml
+    archives): without that task, the plugin assertion has nothing before it."""
+    role = "ansible/roles/slurm/tasks/install_build.yml"
+    text = (_pristine("aws-p5-efa-fsx", base) / role).read_text()
+    start = text.index("- name: Unpack the build into")
+    end = text.index("- name: Put the built commands on PATH")
+    found = _failures(_edited(base, "aws-p5-efa-fsx", "no-unpack", role, text[start:end], ""))
+    assert "'Require every plugin the configuration names' asserts /opt/slurm/" in found
+    assert "on compute nodes before anything provides it" in found
+
+
+def test_a_creates_path_inside_an_installed_tree_still_runs(base: Path) -> None:
+    """A folder provided whole (make install) is not proof that one file in it exists: the
+    systemd units are copied from the build folder, `creates:` below the prefix still runs."""
+    assert "never runs" not in _failures(_pristine("aws-p5-efa-fsx", base))

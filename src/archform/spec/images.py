@@ -66,6 +66,8 @@ class Image:
     paths: dict[str, str]  # path the image ships -> the source that says so
     fabrics: dict[str, str]
     lustre: dict[str, str]
+    cgroup: str
+    nvml: str | None
     archform_roles: bool
     why_not: str
     source: str
@@ -103,6 +105,20 @@ class ImageTable:
         value = self.distro[codename].get("slurm")
         return str(value) if value is not None else None
 
+    def distro_plugins(self, codename: str | None) -> dict[str, str]:
+        """Slurm plugin file (cgroup_v2.so) -> the distribution package that ships it."""
+        if codename is None or codename not in self.distro:
+            return {}
+        table = self.distro[codename].get("plugins") or {}
+        return {str(so): str(package) for package, files in table.items() for so in files}
+
+    def distro_depends(self, codename: str | None) -> dict[str, tuple[str, ...]]:
+        """Slurm package -> the plugin packages apt installs with it (its Depends)."""
+        if codename is None or codename not in self.distro:
+            return {}
+        table = self.distro[codename].get("depends") or {}
+        return {str(k): tuple(str(p) for p in v) for k, v in table.items()}
+
     def distro_packages(self, codename: str | None) -> tuple[str, ...]:
         """Package names (patterns) of the Ubuntu archive archform's roles use."""
         if codename is None or codename not in self.distro:
@@ -125,6 +141,8 @@ def _image(key: str, raw: dict[str, Any]) -> Image:
         paths={str(k): str(v) for k, v in (raw.get("paths") or {}).items()},
         fabrics={str(k): str(v) for k, v in (raw.get("fabrics") or {}).items()},
         lustre={str(k): str(v) for k, v in (raw.get("lustre") or {}).items()},
+        cgroup=str(raw["cgroup"]),
+        nvml=None if raw.get("nvml") is None else str(raw["nvml"]),
         archform_roles=bool(raw.get("archform_roles", True)),
         why_not=str(raw.get("why_not", "")),
         source=str(raw["source"]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -56,6 +56,7 @@ class Program:
     vars: dict[str, tuple[str, str]]  # name -> (regex with one group, default)
     provides: tuple[str, ...]
     source: str
+    trees: tuple[str, ...] = ()  # folders it fills whole (Jinja over the role's variables)
 
     def written_by(self, command: str, chdir: str | None) -> list[str] | None:
         """The paths this program writes when `command` (in `chdir`) runs it, else None."""
@@ -68,6 +69,15 @@ class Program:
             found = re.search(pattern, command)
             values[name] = found.group(1) if found else default
         return [path.format(**values) for path in self.provides]
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """An archive a role packs on one node and unpacks on others: the folders it holds whole."""
+
+    src: str  # fnmatch pattern over the rendered unarchive src
+    trees: tuple[str, ...]  # Jinja over the role's variables
+    source: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +100,8 @@ class ProvidedPaths:
     packages: dict[str, tuple[str, ...]]
     module_path: str
     devices: tuple[Device, ...] = ()
+    archives: tuple[Archive, ...] = ()
+    package_trees: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Jinja folders
 
     def config_for(self, dest: str) -> ConfigSpec | None:
         """The configuration a file installed at `dest` is, if archform knows it."""
@@ -149,17 +161,19 @@ def _program(index: int, raw: dict[str, Any]) -> Program:
         match=str(raw["match"]),
         chdir=None if raw.get("chdir") is None else str(raw["chdir"]),
         vars={str(k): (str(v[0]), str(v[1])) for k, v in (raw.get("vars") or {}).items()},
-        provides=tuple(str(p) for p in raw["provides"]),
+        provides=tuple(str(p) for p in raw.get("provides") or ()),
         source=_source(f"programs[{index}]", raw),
+        trees=tuple(str(t) for t in raw.get("trees") or ()),
     )
 
 
 def parse_provided_paths(data: dict[str, Any]) -> ProvidedPaths:
     """The table from its raw data; every entry must carry a source URL."""
-    packages = {}
+    packages, package_trees = {}, {}
     for name, raw in (data.get("packages") or {}).items():
         _source(f"packages.{name}", raw)
-        packages[str(name)] = tuple(str(p) for p in raw["paths"])
+        packages[str(name)] = tuple(str(p) for p in raw.get("paths") or ())
+        package_trees[str(name)] = tuple(str(t) for t in raw.get("trees") or ())
     modules = data["modules"]
     _source("modules", modules)
     devices = tuple(
@@ -172,12 +186,22 @@ def parse_provided_paths(data: dict[str, Any]) -> ProvidedPaths:
         )
         for i, raw in enumerate(data.get("devices") or [])
     )
+    archives = tuple(
+        Archive(
+            src=str(raw["src"]),
+            trees=tuple(str(t) for t in raw["trees"]),
+            source=_source(f"archives[{i}]", raw),
+        )
+        for i, raw in enumerate(data.get("archives") or [])
+    )
     return ProvidedPaths(
         configs={str(k): _config(str(k), v) for k, v in data["configs"].items()},
         programs=tuple(_program(i, p) for i, p in enumerate(data.get("programs") or [])),
         packages=packages,
         module_path=str(modules["path"]),
         devices=devices,
+        archives=archives,
+        package_trees=package_trees,
     )
 
 

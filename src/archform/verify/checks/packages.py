@@ -128,13 +128,9 @@ def _module(task: dict[str, Any]) -> tuple[str, Any]:
     return "", None
 
 
-def _role_vars(ansible: Path, role: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for part in ("defaults", "vars"):
-        path = ansible / "roles" / role / part / "main.yml"
-        if path.is_file():
-            out.update(_load(path) or {})
-    return out
+def _role_vars(ansible: Path, role: str, part: str) -> dict[str, Any]:
+    path = ansible / "roles" / role / part / "main.yml"
+    return dict(_load(path) or {}) if path.is_file() else {}
 
 
 class _Project:
@@ -161,7 +157,15 @@ class _Project:
             for entry in play.get("roles") or []:
                 role = entry if isinstance(entry, str) else entry["role"]
                 extra = {} if isinstance(entry, str) else entry.get("vars") or {}
-                variables = {**play_vars, **_role_vars(self.ansible, role), **extra}
+                # Ansible's precedence: role defaults < group_vars < play vars < role vars <
+                # role parameters.
+                variables = {
+                    **self.facts,
+                    **_role_vars(self.ansible, role, "defaults"),
+                    **play_vars,
+                    **_role_vars(self.ansible, role, "vars"),
+                    **extra,
+                }
                 tasks = self.ansible / "roles" / role / "tasks"
                 if not (tasks / "main.yml").is_file():
                     continue  # a missing role is the ansible check's finding (syntax-check)

@@ -102,18 +102,26 @@ class _Host:
 
     kind: str
     provided: dict[str, str] = field(default_factory=dict)  # path -> who provides it
+    trees: dict[str, str] = field(default_factory=dict)  # folder provided whole -> who
     registered: dict[str, list[str]] = field(default_factory=dict)  # stat register -> paths
     configs: list[tuple[str, str, str]] = field(default_factory=list)  # dest, text, label
     problems: list[str] = field(default_factory=list)
     asserted: int = 0
 
-    def has(self, path: str) -> str | None:
-        """Who provides `path` (itself, or something below it), else None."""
+    def has(self, path: str, *, trees: bool = True) -> str | None:
+        """Who provides `path` (itself, or something below it), else None.
+
+        `trees`: also count folders provided whole (an install or an archive whose exact file
+        list archform does not model); off where "certainly there" is meant (a `creates:`).
+        """
         path = path.rstrip("/") or "/"
         if path in self.provided:
             return self.provided[path]
         prefix = path + "/"
-        return next((who for p, who in self.provided.items() if p.startswith(prefix)), None)
+        below = next((who for p, who in self.provided.items() if p.startswith(prefix)), None)
+        if below is not None or not trees:
+            return below
+        return next((w for t, w in self.trees.items() if prefix.startswith(t + "/")), None)
 
     def add(self, path: str, who: str) -> None:
         self.provided.setdefault(posixpath.normpath(path), who)
@@ -147,6 +155,14 @@ class _Walker:
             for task in play.get("tasks") or []:
                 self.task(task, self.ansible / name, self.ansible, play_vars)
 
+    def elsewhere(self, task: dict[str, Any]) -> bool:
+        """True when an include runs on a host of another kind (`apply: delegate_to:` a group's
+        host), so what its tasks provide lands there, not here."""
+        apply = (task.get("args") or {}).get("apply") or {}
+        target = str(apply.get("delegate_to") or "")
+        found = re.search(r"groups\[['\"](\w+)['\"]\]", target)
+        return found is not None and found.group(1) in KINDS and found.group(1) != self.host.kind
+
     def load(self, path: Path) -> Any:
         if path not in self.cache:
             self.cache[path] = _load(path)
@@ -168,6 +184,8 @@ class _Walker:
         module, args = _module(task)
         label = f"{path.relative_to(self.ansible).as_posix()}: {task.get('name', '?')!r}"
         if module in INCLUDE:
+            if self.elsewhere(task):
+                return
             target = args if isinstance(args, str) else args.get("file")
             try:
                 self.tasks(role / "tasks" / str(_render(target, variables)), role, variables)
@@ -246,11 +264,26 @@ class _Walker:
             found = self.path(args.get("creates"), variables)
             if found:
                 host.add(found, label)
+            self.unpack(args, variables, label)
         elif short == "apt":
             self.apt(args, variables, label)
         elif short == "modprobe":
             name = _render(args.get("name"), variables)
             host.add(self.table.module(str(name)), label)
+
+    def unpack(self, args: dict[str, Any], variables: dict[str, Any], label: str) -> None:
+        """An archive the table knows provides the folders it holds whole (paths.yaml)."""
+        src = str(_render(args.get("src"), variables) or "")
+        for archive in self.table.archives:
+            if fnmatch.fnmatchcase(src, archive.src):
+                self.fill(archive.trees, variables, label)
+
+    def fill(self, trees: tuple[str, ...], variables: dict[str, Any], label: str) -> None:
+        """Folders provided whole: every path below them counts as provided."""
+        for tree in trees:
+            folder = self.path(tree, variables)
+            if folder:
+                self.host.trees.setdefault(posixpath.normpath(folder), label)
 
     def guarded(self, task: dict[str, Any]) -> bool:
         """True when the task runs only where a stat found its path (`when: X.stat.exists`)."""
@@ -302,7 +335,7 @@ class _Walker:
             self.require(first, label, "runs")
         creates = self.path(args.get("creates"), variables)
         if creates:
-            before = self.host.has(creates)
+            before = self.host.has(creates, trees=False)
             if before is not None:
                 self.host.problems.append(
                     f"{label} never runs: its creates: {creates} is already there ({before})"
@@ -310,8 +343,10 @@ class _Walker:
             self.host.add(creates, label)
         chdir = self.path(args.get("chdir"), variables)
         for program in self.table.programs:
-            for written in program.written_by(line, chdir) or []:
-                self.host.add(written, f"{label} ({program.source})")
+            written = program.written_by(line, chdir)
+            for path in written or []:
+                self.host.add(path, f"{label} ({program.source})")
+            self.fill(program.trees if written is not None else (), variables, label)
 
     def file(self, args: dict[str, Any], variables: dict[str, Any], label: str) -> None:
         state = str(_render(args.get("state") or "file", variables))
@@ -336,8 +371,10 @@ class _Walker:
         if deb:
             packages.append(unquote(str(deb).rsplit("/", 1)[-1]).split("_", 1)[0])
         for package in packages:
-            for path in self.table.packages.get(str(package).split("=")[0], ()):
+            name = str(package).split("=")[0]
+            for path in self.table.packages.get(name, ()):
                 self.host.add(path, f"{label} (package {package})")
+            self.fill(self.table.package_trees.get(name, ()), variables, label)
 
     def config(
         self, dest: str, args: dict[str, Any], variables: dict[str, Any], role: Path, label: str

@@ -51,6 +51,31 @@ STRIPE_BY_PURPOSE = {
 }
 
 
+# With accounting on, slurm.conf enforces associations (AccountingStorageEnforce=
+# associations,limits,qos): a user without one has every job rejected ("Invalid account or
+# account/partition combination specified"). A blueprint that names no accounts gets this one,
+# holding the cluster's local users (UID 1000-59999, Debian Policy 9.2.2 "dynamically allocated
+# user accounts": https://www.debian.org/doc/debian-policy/ch-opersys.html#uid-and-gid-classes)
+# as the controller's `getent passwd` lists them, and the operator running Ansible.
+DEFAULT_ACCOUNT: dict[str, object] = {
+    "name": "default",
+    "description": "Local users of the cluster (archform default, no scheduler.accounts)",
+    "users": [],
+    "unix_group": None,
+    "qos": [],
+    "local_users": True,
+}
+
+
+def accounts(view: TrainingView) -> list[dict[str, object]]:
+    """Sacctmgr accounts: the blueprint's, or the default one when accounting has none."""
+    sched = view.scheduler
+    listed = [{**a.model_dump(mode="json"), "local_users": False} for a in sched.accounts]
+    if sched.accounting and not listed:
+        return [dict(DEFAULT_ACCOUNT)]
+    return listed
+
+
 def roles_for(view: TrainingView) -> list[str]:
     """Roles the project ships, in site.yml order."""
     kinds = {s.kind for s in view.storage}
@@ -127,7 +152,7 @@ def group_vars(view: TrainingView) -> GroupVars:
         ("slurm_pyxis", sched.containers == "pyxis"),
         ("slurm_partitions", [p.name for p in sched.partitions]),
         ("slurm_qos", [q.model_dump(mode="json") for q in sched.qos]),
-        ("slurm_accounts", [a.model_dump(mode="json") for a in sched.accounts]),
+        ("slurm_accounts", accounts(view)),
         ("nvidia_gpus_per_node", first.gpus_per_node),
         ("nvidia_fabric_manager", any(g.nvswitch for g in view.groups)),
         ("fabric_kind", fabric.kind),

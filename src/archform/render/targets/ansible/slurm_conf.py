@@ -386,6 +386,27 @@ def cgroup_lines(version: SlurmVersion) -> list[Line]:
     ]
 
 
+def slurmdbd_lines(view: TrainingView) -> list[Line]:
+    """slurmdbd.conf without StoragePass (Ansible writes it from the controller's secret file).
+
+    StorageType=accounting_storage/mysql: the plugin slurmdbd stores the accounting in MariaDB
+    with (the build path builds it only with libmariadb-dev; data/slurm_build.yaml).
+    """
+    if not view.scheduler.accounting:
+        return []
+    return [
+        [("AuthType", "auth/munge")],
+        [("DbdHost", view.controller)],
+        [("SlurmUser", "slurm")],
+        [("LogFile", f"{LOG_DIR}/slurmdbd.log")],
+        [("PidFile", "/run/slurmdbd.pid")],
+        [("StorageType", "accounting_storage/mysql")],
+        [("StorageHost", "localhost")],
+        [("StorageUser", "slurm")],
+        [("StorageLoc", "slurm_acct_db")],
+    ]
+
+
 @dataclass(frozen=True, slots=True)
 class SlurmContext:
     """Everything the Slurm templates need, for one Slurm version."""
@@ -399,6 +420,19 @@ class SlurmContext:
     cgroup_lines: list[Line]
     topology_lines: list[Line]
     topology_kind: str
+    slurmdbd_lines: list[Line]
+
+    def conf_files(self) -> dict[str, list[Line]]:
+        """The generated files as lines, by name (what the plugin inventory is read from)."""
+        files = {
+            "slurm.conf": self.global_lines + self.node_lines + self.partition_lines,
+            "cgroup.conf": self.cgroup_lines,
+        }
+        if self.gres_lines:
+            files["gres.conf"] = self.gres_lines
+        if self.slurmdbd_lines:
+            files["slurmdbd.conf"] = self.slurmdbd_lines
+        return files
 
 
 def slurm_context(view: TrainingView, version_text: str | None = None) -> SlurmContext:
@@ -414,4 +448,5 @@ def slurm_context(view: TrainingView, version_text: str | None = None) -> SlurmC
         cgroup_lines=cgroup_lines(version),
         topology_lines=topology_lines(view, version),
         topology_kind=topology_kind(view, version),
+        slurmdbd_lines=slurmdbd_lines(view),
     )

@@ -14,7 +14,7 @@ from archform.bundled import templates_dir
 from archform.render.env import render
 from archform.render.hostlist import compress
 from archform.render.target import Target
-from archform.render.targets.ansible import nccl, slurm_conf
+from archform.render.targets.ansible import nccl, slurm_conf, slurm_install
 from archform.render.targets.ansible import roles as ansible_roles
 from archform.render.targets.ansible.nccl import ProfileSource
 from archform.render.targets.ansible.roles import GroupVars, Inventory
@@ -53,7 +53,7 @@ def _ansible_range(names: list[str]) -> str | None:
     return f"{prefix}[{body.replace('-', ':')}]"
 
 
-def _group_vars(cluster: TrainingCluster, view: TrainingView) -> GroupVars:
+def _group_vars(cluster: TrainingCluster, view: TrainingView, slurm: SlurmContext) -> GroupVars:
     out = ansible_roles.group_vars(view)
     image = node_image.cluster_image(cluster)
     if image.local_nvme:
@@ -61,7 +61,9 @@ def _group_vars(cluster: TrainingCluster, view: TrainingView) -> GroupVars:
             ("enroot_local_path", image.local_nvme) if k == "enroot_local_path" else (k, v)
             for k, v in out
         ]
-    return out + node_image.image_group_vars(cluster)
+    out += node_image.image_group_vars(cluster)
+    method = str(dict(out)["slurm_install_method"])
+    return out + slurm_install.group_vars(slurm, image, cluster.placement.provider, method)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +112,15 @@ def context(cluster: TrainingCluster) -> AnsibleContext:
         )
         for name, hosts in inventory.compute.items()
     }
-    group_vars = _group_vars(cluster, view)
+    slurm = slurm_conf.slurm_context(view)
+    group_vars = _group_vars(cluster, view, slurm)
     return AnsibleContext(
         view=view,
         roles=ansible_roles.roles_for(view),
         group_vars=group_vars,
         inventory=replace(inventory, compute=compute),
         cloud=view.provider != "onprem",
-        slurm=slurm_conf.slurm_context(view),
+        slurm=slurm,
         nccl_conf=nccl.nccl_conf(view),
         nccl_exports=nccl.profile_exports(view),
         nccl_sources=nccl.profile_sources(view),
