@@ -290,7 +290,6 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         OUT,
     ),
     ("fleet-traffic", PLAT, _set(1, "traffic.peak_rps", 900), "traffic.peak_rps", INP),
-    ("fleet-k8s-upgrade", PLAT, _set(1, "kubernetes.version", "1.37"), "kubernetes.version", NOD),
     ("fleet-k8s-downgrade", PLAT, _set(1, "kubernetes.version", "1.29"), "kubernetes.version", OUT),
     (
         "platform-registry-bucket",
@@ -382,3 +381,15 @@ def test_slurm_upgrade_beyond_the_compatibility_window_says_so(
     (change,) = report.changes
     assert change.impact == OUT
     assert ("upgrade in steps" in change.reason) is too_far, change.reason
+
+
+def test_kubernetes_minor_upgrade_replaces_nodes() -> None:
+    """1.35 -> 1.36: the bundled fleet is on the newest minor archform has add-on releases
+    for (spec/data/addons.yaml), so the upgrade starts from a copy one minor older."""
+    new_text = (BLUEPRINTS / f"{PLAT}.yaml").read_text("utf-8")
+    assert new_text.count('kubernetes: {version: "1.36"') == 1
+    old_text = new_text.replace('kubernetes: {version: "1.36"', 'kubernetes: {version: "1.35"')
+    report = diff_sets(load_text(old_text, "old.yaml"), load_text(new_text, "new.yaml"))
+    found = {c.path: c for c in report.changes}
+    assert "kubernetes.version" in found, sorted(found)
+    assert found["kubernetes.version"].impact == NOD

@@ -93,6 +93,17 @@ TCPXO_BIND = (
     'for dir in /var/lib/tcpxo/lib64; do\n    if [ -d "${host}${dir}" ]; then\n        printf'
 )
 K8S = "kubernetes/eastus/"
+DEPLOYMENT = "07-deployment-fin-serve.yaml"
+# The model server's container securityContext, as generated (the last container of the pod).
+SERVER_SECURITY = (
+    "        securityContext:\n"
+    "          allowPrivilegeEscalation: false\n"
+    "          capabilities:\n"
+    "            drop:\n"
+    "            - ALL\n"
+    "        volumeMounts:\n"
+    "        - name: dshm\n"
+)
 
 FAULTS: list[Fault] = [
     # --- slurm: a real slurmctld plus the GRES/topology comparison with the blueprint ---
@@ -426,25 +437,25 @@ FAULTS: list[Fault] = [
         "deployment-unknown-field",
         "kubernetes-validate",
         FLEET,
-        K8S + "04-deployment-fin-serve.yaml",
-        "  progressDeadlineSeconds: 2290\n",
-        "  progressDeadlineSeconds: 2290\n  replicaz: 3\n",
+        K8S + DEPLOYMENT,
+        "      maxUnavailable: 0\n",
+        "      maxUnavailable: 0\n  replicaz: 3\n",
         r"Deployment fin-serve: spec: .*'replicaz' was unexpected",
     ),
     Fault(
         "deployment-field-of-wrong-type",
         "kubernetes-validate",
         FLEET,
-        K8S + "04-deployment-fin-serve.yaml",
-        "  progressDeadlineSeconds: 2290\n",
-        "  progressDeadlineSeconds: soon\n",
-        r"spec\.progressDeadlineSeconds: 'soon' is not of type 'integer'",
+        K8S + DEPLOYMENT,
+        "      maxUnavailable: 0\n",
+        "      maxUnavailable: 0\n  minReadySeconds: soon\n",
+        r"spec\.minReadySeconds: 'soon' is not of type 'integer'",
     ),
     Fault(
         "pdb-removed-api-version",
         "kubernetes-validate",
         FLEET,
-        K8S + "06-poddisruptionbudget-fin-serve.yaml",
+        K8S + "09-poddisruptionbudget-fin-serve.yaml",
         "apiVersion: policy/v1\n",
         "apiVersion: policy/v1beta1\n",
         r"no schema for policy/v1beta1 PodDisruptionBudget",
@@ -453,10 +464,43 @@ FAULTS: list[Fault] = [
         "scaledobject-misspelled-field",
         "kubernetes-validate",
         FLEET,
-        K8S + "07-scaledobject-fin-serve.yaml",
+        K8S + "10-scaledobject-fin-serve.yaml",
         "  cooldownPeriod: 360\n",
         "  coolDownPeriod: 360\n",
         r"ScaledObject fin-serve: spec: .*'coolDownPeriod' was unexpected",
+    ),
+    # --- checkov: every generated manifest set; schema-valid objects that are not safe ---
+    Fault(
+        "privileged-container",
+        "checkov",
+        FLEET,
+        K8S + DEPLOYMENT,
+        SERVER_SECURITY,
+        SERVER_SECURITY.replace(
+            "          capabilities:\n", "          privileged: true\n          capabilities:\n"
+        ),
+        r"kubernetes/eastus: .*CKV_K8S_16 Container should not be privileged"
+        r" \(Deployment\.fin-serve\.fin-serve",
+    ),
+    Fault(
+        "capability-added",
+        "checkov",
+        FLEET,
+        K8S + DEPLOYMENT,
+        SERVER_SECURITY,
+        SERVER_SECURITY.replace(
+            "            drop:\n            - ALL\n", "            add:\n            - SYS_ADMIN\n"
+        ),
+        r"kubernetes/eastus: .*CKV_K8S_39 Do not use the CAP_SYS_ADMIN linux capability",
+    ),
+    Fault(
+        "host-network",
+        "checkov",
+        FLEET,
+        K8S + DEPLOYMENT,
+        "      serviceAccountName: model-reader\n",
+        "      serviceAccountName: model-reader\n      hostNetwork: true\n",
+        r"kubernetes/eastus: .*CKV_K8S_19 Containers should not share the host network namespace",
     ),
 ]
 

@@ -421,11 +421,24 @@ def test_disk_budget_counts_pods_per_node(root: Path) -> None:
 
         return edit
 
+    # Both fleets' GPU nodes keep pods on the instance store (g5.12xlarge 3,800 GB, p5.48xlarge
+    # 8 x 3,840 GB: nodeadm RAID0), so the budget is the instance store.
     assert _fired(_evaluate("sivaro-serve", root, requests("40Gi")), policy) == []
-    too_big = _fired(_evaluate("sivaro-serve", root, requests("200Gi")), policy)
+    assert _fired(_evaluate("sivaro-serve", root, requests("3000Gi")), policy) == []
+    too_big = _fired(_evaluate("sivaro-serve", root, requests("4000Gi")), policy)
     assert too_big and all("node disk <" in m for m in too_big)
-    h100 = _fired(_evaluate("h100-serve", root, requests("2000Gi")), policy)
+    h100 = _fired(_evaluate("h100-serve", root, requests("16000Gi")), policy)
     assert h100 and all("2 pods" in m for m in h100)
+
+    def without_nodeconfig(rs: list[Any]) -> list[Any]:
+        for t in [r for r in rs if r.type == "aws:ec2/launchTemplate:LaunchTemplate"]:
+            inputs = {k: v for k, v in t.inputs.items() if k != "userData"}
+            rs = _swap(rs, t, inputs=inputs)
+        return rs
+
+    # Without the NodeConfig the pods land on the 100 GiB root volume: 2 x 169 GiB do not fit.
+    root_only = _fired(_evaluate("h100-serve", root, without_nodeconfig), policy)
+    assert root_only and all("100 GiB node disk < 2 pods" in m for m in root_only)
 
 
 def test_verify_reports_the_pack_beside_each_program(root: Path) -> None:

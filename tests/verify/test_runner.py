@@ -176,8 +176,9 @@ def test_cli_draws_a_live_line_on_a_terminal(tmp_path: Path) -> None:
     tty = b"".join(chunks).decode("utf-8", "replace")
     assert proc.returncode == 0, stdout.decode()
     assert "\r\x1b[K" in tty and "\n" not in tty  # redrawn in place, never a new line
-    assert "verify 0/2" in tty and "verify 2/2" in tty
-    assert "pulumi ok" in tty and "kubernetes-validate ok" in tty
+    # pulumi, kubernetes-validate and checkov apply to a fleet tree
+    assert "verify 0/3" in tty and "verify 3/3" in tty
+    assert "pulumi ok" in tty and "kubernetes-validate ok" in tty and "checkov ok" in tty
     assert "verify: pulumi started" not in tty  # not the plain-line format
     assert tty.endswith("\r\x1b[K")
     assert b"TIME" in stdout

@@ -28,6 +28,7 @@ BLUEPRINTS = sorted({f.blueprint for f in FAULTS})
 CHECK_TOOLS = {
     "ansible": ("ansible-playbook", "ansible-lint"),
     "slurm": ("slurmctld", "scontrol"),
+    "checkov": ("checkov",),
 }
 CHECK_MODULES = {
     "pulumi": ("pulumi", "pulumi_aws", "pulumi_azure_native"),

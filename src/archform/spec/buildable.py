@@ -229,6 +229,18 @@ def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
             "kept per version",
             "point model.source at one version, e.g. s3://registry/<model>/<version>/",
         )
+    from archform.spec.addons import addons_for, known_minors  # fleet-only data, loaded lazily
+
+    version = fleet.kubernetes.version
+    if addons_for(version) is None:
+        known = known_minors()
+        checker.add(
+            ("kubernetes", "version"),
+            f"archform has no sourced cluster-autoscaler and KEDA release for Kubernetes "
+            f"{version} (its add-on table covers {known[0]}-{known[-1]})",
+            f"use a version from {known[0]} to {known[-1]}, or add the releases to "
+            "archform's spec/data/addons.yaml with their sources",
+        )
     gpu = fleet.gpu_pool.gpu
     per_node = gpu.per_node if gpu else 1
     tp = fleet.server.tensor_parallel

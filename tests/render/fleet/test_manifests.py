@@ -128,7 +128,9 @@ def test_generate_then_verify_via_the_cli(tmp_path: Path) -> None:
     # verify runs the three Pulumi programs and the slurmctld check: minutes on a busy machine
     ver = support.run_cli(["verify", str(out), "--format", "json"], timeout=900)
     results = [r for r in json.loads(ver.stdout) if r["check"] == "kubernetes-validate"]
-    assert len(results) == 3 * 8  # per region: namespace, 2 service accounts, stage Job, ...
+    # per region: namespace, 2 service accounts, 3 NetworkPolicies, stage Job, Deployment,
+    # Service, PodDisruptionBudget, ScaledObject
+    assert len(results) == 3 * 11
     assert sum("-job-stage-" in r["artifact"] for r in results) == 3
     assert {r["status"] for r in results} == {"passed"}
 

@@ -10,6 +10,7 @@ provider SDKs registered under mocks (with the dependencies each registration ca
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from test_program import CASES, _run
 
+from archform.spec.catalog import load_catalog
 from support.iam import allows
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -47,7 +49,9 @@ def test_a_stage_job_precedes_every_deployment(ran: Any) -> None:
         annotations = dep.inputs["spec"]["template"]["metadata"]["annotations"]
         assert annotations["archform.io/model-version"] == version
         assert job.inputs["spec"]["template"]["metadata"]["annotations"] == {
-            "archform.io/model-version": version
+            "archform.io/model-version": version,
+            # a copy in flight is not evicted by a scale-down
+            "cluster-autoscaler.kubernetes.io/safe-to-evict": "false",
         }
         # The Job runs as the replicator, on the system pool, and has a Pulumi wait long
         # enough for its own deadline.
@@ -139,6 +143,16 @@ def test_serving_identity_reads_only_its_region(ran: Any) -> None:
 def _disk(view: dict[str, Any], run: Any) -> int:
     """GiB of the GPU node's root volume as the program requests it."""
     provider = view.provider
+    if provider == "aws" and view.capacity.cache_on_local_nvme:
+        # kubelet and containerd on a RAID0 of the instance store (nodeadm NodeConfig in the
+        # GPU launch templates' user data); AWS quotes instance store in GB.
+        gpu = [t for t in run.of_type("aws:ec2/launchTemplate:LaunchTemplate") if "-gpu" in t.name]
+        assert gpu
+        for t in gpu:
+            assert "strategy: RAID0" in base64.b64decode(t.inputs["userData"]).decode()
+        info = load_catalog().instance(view.gpu_instance)
+        assert info is not None and info.local_nvme_gib > 0
+        return int(info.local_nvme_gib * 10**9 / 2**30)
     if provider == "aws":
         sizes = {
             t.inputs["blockDeviceMappings"][0]["ebs"]["volumeSize"]

@@ -182,6 +182,29 @@ class DeployerAccess(Strict):
     )
 
 
+class MaintenanceWindow(Strict):
+    """When the managed service may upgrade the control plane and nodes (GKE, AKS).
+
+    One weekly window in UTC. GKE needs at least 48 hours of availability in any 32 days
+    in windows of at least 4 hours
+    (https://cloud.google.com/kubernetes-engine/docs/maintenance-window), which a weekly
+    window meets from 12 hours (a 32-day span holds 4 of them); AKS planned maintenance
+    windows last 4 to 24 hours
+    (https://learn.microsoft.com/azure/aks/planned-maintenance). EKS has no windows: it
+    upgrades only what you ask for (or a version past extended support).
+    """
+
+    day: Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"] = (
+        "sunday"
+    )
+    start_utc: Annotated[str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")] = Field(
+        default="00:00", description='Start of the window, "HH:MM" in UTC.'
+    )
+    hours: Annotated[int, Field(ge=12, le=24)] = Field(
+        default=12, description="Length of the window (GKE needs >= 12 weekly, AKS <= 24)."
+    )
+
+
 class KubernetesSettings(Strict):
     """Kubernetes version and who may reach the API server."""
 
@@ -199,6 +222,11 @@ class KubernetesSettings(Strict):
         description="How `pulumi up` reaches a private API. Without it (and without the "
         "fleet program's deployerCidrs stack config) a fleet whose api_access_cidrs are all "
         "private has no way in, and its program refuses to start.",
+    )
+    maintenance_window: MaintenanceWindow = Field(
+        default_factory=MaintenanceWindow,
+        description="Weekly UTC window for automatic upgrades on GKE and AKS "
+        "(default Sunday 00:00, 12 h).",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from archform.verify import Check
 from archform.verify.checks import (
     ansible,
+    checkov,
     containers,
     kubernetes,
     packages,
@@ -23,4 +24,5 @@ BUILTIN: list[Check] = [
     slurm.CHECK,
     pulumi.CHECK,
     kubernetes.CHECK,
+    checkov.CHECK,
 ]

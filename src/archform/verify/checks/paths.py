@@ -156,8 +156,10 @@ class _Walker:
                 self.task(task, self.ansible / name, self.ansible, play_vars)
 
     def elsewhere(self, task: dict[str, Any]) -> bool:
-        """True when an include runs on a host of another kind (`apply: delegate_to:` a group's
-        host), so what its tasks provide lands there, not here."""
+        """True when an include runs on a host of another kind (`apply: delegate_to:`).
+
+        What its tasks provide then lands on that group's host, not here.
+        """
         apply = (task.get("args") or {}).get("apply") or {}
         target = str(apply.get("delegate_to") or "")
         found = re.search(r"groups\[['\"](\w+)['\"]\]", target)

@@ -17,4 +17,13 @@ FACTS = CloudFacts(
         "amlfs-lustre-client-dkms-2.15.8-35-gdf4872c",
     ),
     object_uri="https://{bucket}.blob.core.windows.net/{path}",
+    # cluster-autoscaler cloudprovider/azure: GPULabel = "kubernetes.azure.com/accelerator"; its
+    # azure_template.go sets it (and the legacy `accelerator`) to "nvidia" for NVIDIA VM sizes,
+    # and AKS runs that autoscaler itself (enable_auto_scaling on the agent pools).
+    autoscaler_gpu_label="kubernetes.azure.com/accelerator",
+    autoscaler_gpu_label_by_platform=True,
+    # Azure Instance Metadata Service: `az login --identity` (kubelet identity) asks it for
+    # tokens (https://learn.microsoft.com/azure/virtual-machines/instance-metadata-service);
+    # workload identity tokens come from Entra ID over HTTPS.
+    identity_endpoints=(("169.254.169.254/32", 80),),
 )

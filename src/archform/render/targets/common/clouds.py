@@ -35,6 +35,14 @@ class CloudFacts:
     # An object's URI in the provider's object store, from {bucket} and {path}
     # (s3://, gs://, Azure Blob https:// with the storage account as {bucket}).
     object_uri: str | None
+    # The node label cluster-autoscaler reads to know a node has GPUs before the device
+    # plugin reports them (`GPULabel` of its cloud provider), and whether the platform sets
+    # it on GPU nodes itself (False: archform labels the GPU node pools); None on-prem.
+    autoscaler_gpu_label: str | None = None
+    autoscaler_gpu_label_by_platform: bool = False
+    # Link-local endpoints pods reach for their cloud identity ((CIDR, TCP port), sources in
+    # each facts.py): the fleet's NetworkPolicy allows egress to exactly these.
+    identity_endpoints: tuple[tuple[str, int], ...] = ()
 
     def object_url(self, bucket: str, path: str) -> str:
         """The URI of `path` in `bucket` (a cloud with an object store)."""

@@ -124,10 +124,63 @@ class ReplicaBounds:
 
 @dataclass(frozen=True, slots=True)
 class AutoscalingView:
-    """The KEDA scaling metric and its per-replica target."""
+    """The KEDA scaling metric, its per-replica target and how often it is read."""
 
     metric: str
     target: float
+    # KEDA's pollingInterval and Prometheus' scrape interval (equal: a poll between two
+    # scrapes reads the same sample again).
+    interval_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddonView:
+    """One add-on Helm release chosen for the fleet's Kubernetes minor (spec/data/addons.yaml)."""
+
+    chart: str
+    chart_version: str
+    repo: str
+    version: str
+    tested: bool
+    basis: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddonsView:
+    """The add-on releases of the fleet's Kubernetes minor."""
+
+    keda: AddonView
+    cluster_autoscaler: AddonView
+    cluster_autoscaler_image_tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityView:
+    """How GPU capacity follows load: autoscaler labels, consolidation, disks, spot shapes."""
+
+    # Labels archform sets on GPU nodes for cluster-autoscaler (empty where the platform
+    # labels GPU nodes itself).
+    gpu_node_labels: dict[str, str]
+    # A GPU node below this share of its GPUs requested is a scale-down candidate
+    # (cluster-autoscaler --scale-down-gpu-utilization-threshold).
+    scale_down_gpu_threshold: float
+    # The GPU instance's local NVMe (catalog; 0: none) and whether the pods' weights cache
+    # lives on it (instance store as kubelet's filesystem) instead of the root volume.
+    local_nvme_gib: float
+    cache_on_local_nvme: bool
+    # Instance types of the spot GPU pools: the blueprint's first, then shapes with the same
+    # GPUs per node, memory per GPU, vCPUs and memory (catalog).
+    spot_instances: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class MaintenanceView:
+    """The weekly UTC window for automatic upgrades (GKE, AKS planned maintenance)."""
+
+    day: str
+    start_utc: str
+    hours: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +236,9 @@ class FleetView:
     spot: bool
     serving: ServingView
     deployer: DeployerView
+    addons: AddonsView
+    capacity: CapacityView
+    maintenance: MaintenanceView
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,15 @@ import re
 from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import (
+    AddonsView,
+    AddonView,
     AutoscalingView,
+    CapacityView,
     DeployerView,
     DiskView,
     FleetView,
     GpuPoolView,
+    MaintenanceView,
     ModelView,
     PointerView,
     RegionView,
@@ -27,8 +31,10 @@ from archform.render.targets.fleet.records import (
     ServingView,
     SystemPoolView,
 )
+from archform.spec.addons import AddonRelease, addons_for
 from archform.spec.addresses import public_addresses
-from archform.spec.catalog import load_catalog
+from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
+from archform.spec.container_images import pinned
 from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.release import Release, pointer_uri, split_source
@@ -62,6 +68,74 @@ GP3_THROUGHPUT_MIBPS = 1000
 # the load balancers; requests may still arrive during it.
 DEREGISTER_S = 10
 GP3_IOPS = 16000
+# KEDA polls its triggers every 30 s by default and archform sets 15 s (ScaledObject
+# pollingInterval, https://keda.sh/docs/2.20/reference/scaledobject-spec/#pollinginterval);
+# the prometheus chart scrapes every 1m by default (server.global.scrape_interval in
+# prometheus-community/helm-charts charts/prometheus/values.yaml). Prometheus scrapes at
+# the same interval, so every poll sees a sample at most one interval old.
+METRICS_INTERVAL_S = 15
+
+
+# AWS quotes instance-store sizes in GB (catalog local_nvme_gib "unconverted"), 10^9 bytes.
+GIB_PER_GB = 10**9 / 2**30
+# Root volume of a GPU node whose kubelet and containerd live on the instance store: the OS
+# and logs only (the system pool's floor).
+NVME_ROOT_GIB = 100
+
+
+def gpu_label_value(gpu_model: str) -> str:
+    """`nvidia-<model>` as cluster-autoscaler's AWS provider names GPU types (nvidia-a10g)."""
+    return "nvidia-" + re.sub(r"[^a-z0-9]+", "-", gpu_model.lower()).strip("-")
+
+
+def scale_down_gpu_threshold(replicas_per_node: int) -> float:
+    """GPU request share below which a node is a consolidation candidate.
+
+    A node holds `replicas_per_node` replicas; one with a free slot is at (k-1)/k, and
+    cluster-autoscaler considers only nodes strictly below the threshold (default 0.5,
+    FAQ "scale-down-gpu-utilization-threshold"), so a half-empty 2-replica node (0.5) is
+    never consolidated at the default. Half a slot below full makes every node with a free
+    slot a candidate; it is removed only when its pods fit elsewhere (the autoscaler's
+    scheduling simulation) and the PodDisruptionBudget allows it.
+    """
+    k = max(1, replicas_per_node)
+    return round(max(0.5, 1 - 1 / (2 * k)), 3)
+
+
+def spot_shapes(catalog: Catalog, base: InstanceInfo | None, provider: str) -> list[str]:
+    """Other instance types a spot pool of `base` may launch (AWS).
+
+    The same GPUs per node, memory per GPU, vCPUs and memory as `base` (cluster-autoscaler
+    sizes a node group from one type and asks for types of equal CPU and memory,
+    cloudprovider/aws/README.md "Using Mixed Instances Policies and Spot Instances"),
+    current generation, local NVMe when `base` has it.
+
+    EKS managed node groups take several instance types for Spot
+    (https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html, "Spot");
+    a GKE node pool or an AKS agent pool has one machine type, so only AWS gets shapes here.
+    """
+    if base is None or provider != "aws" or base.gpu_model is None:
+        return []
+    gpu = catalog.gpu(base.gpu_model)
+    out = []
+    for other in sorted(catalog.instances.values(), key=lambda i: i.name):
+        if other.name == base.name or other.provider != provider or other.kind != "gpu":
+            continue
+        if other.gpu_model is None or other.generation != "current":
+            continue
+        g = catalog.gpu(other.gpu_model)
+        same = (
+            other.gpu_count == base.gpu_count
+            and g is not None
+            and gpu is not None
+            and g.memory_gib == gpu.memory_gib
+            and other.vcpus == base.vcpus
+            and other.memory_gib == base.memory_gib
+            and (other.local_nvme_gib > 0) == (base.local_nvme_gib > 0)
+        )
+        if same:
+            out.append(other.name)
+    return out
 
 
 def node_disk_gib(pods_per_node: int, pod_ephemeral_gib: int) -> int:
@@ -244,6 +318,18 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             )
         )
     autoscaling = fleet.autoscaling
+    provider = fleet.placement.provider
+    nvme_gib = gpu_info.local_nvme_gib if gpu_info else 0.0
+    nvme_bytes_gib = nvme_gib * GIB_PER_GB if provider == "aws" else nvme_gib
+    # EKS (AL2023 nodeadm) puts kubelet and containerd on a RAID0 of the instance store when
+    # asked; the cache moves there when it holds every pod's ephemeral storage and the images.
+    on_nvme = provider == "aws" and nvme_bytes_gib >= node_disk_gib(
+        replicas_per_node, pod_ephemeral
+    )
+    gpu_label = cloud(provider).autoscaler_gpu_label
+    own_label = gpu_label is not None and not cloud(provider).autoscaler_gpu_label_by_platform
+    spot = fleet.gpu_pool.purchase == "spot"
+    window = fleet.kubernetes.maintenance_window
     cap = capacity(fleet)
     concurrency = cap.concurrency_per_replica if cap else KNEE_CONCURRENCY
     max_replicas = fleet.gpu_pool.max_nodes_per_region * replicas_per_node
@@ -278,7 +364,9 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
         disk=DiskView(
             pod_ephemeral_gib=pod_ephemeral,
             pods_per_node=replicas_per_node,
-            gpu_node_gib=node_disk_gib(replicas_per_node, pod_ephemeral),
+            gpu_node_gib=NVME_ROOT_GIB
+            if on_nvme
+            else node_disk_gib(replicas_per_node, pod_ephemeral),
             system_node_gib=max(100, node_disk_gib(1, stage_scratch)),
             image_budget_gib=IMAGE_BUDGET_GIB,
             usable=DISK_USABLE,
@@ -287,7 +375,8 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
         ),
         server=ServerView(
             kind=fleet.server.kind,
-            image=fleet.server.container_image,
+            # With its registry digest where archform's image table has one.
+            image=pinned(fleet.server.container_image),
             tp=tp,
             port=fleet.server.port,
             load_time_seconds=fleet.server.load_time_seconds,
@@ -312,6 +401,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
         autoscaling=AutoscalingView(
             metric=autoscaling.metric if autoscaling else "queue_depth",
             target=autoscaling.target if autoscaling else 8.0,
+            interval_s=METRICS_INTERVAL_S,
         ),
         spot=fleet.gpu_pool.purchase == "spot",
         serving=ServingView(
@@ -336,6 +426,33 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             request_timeout_s=max(60, 2 * p99_s),
         ),
         deployer=_deployer(fleet),
+        addons=_addons(fleet.kubernetes.version),
+        capacity=CapacityView(
+            gpu_node_labels={gpu_label: gpu_label_value(gpu.model if gpu else "gpu")}
+            if own_label and gpu_label
+            else {},
+            scale_down_gpu_threshold=scale_down_gpu_threshold(replicas_per_node),
+            local_nvme_gib=nvme_gib,
+            cache_on_local_nvme=on_nvme,
+            spot_instances=[fleet.gpu_pool.instance_type]
+            + (spot_shapes(catalog, gpu_info, provider) if spot else []),
+        ),
+        maintenance=MaintenanceView(day=window.day, start_utc=window.start_utc, hours=window.hours),
+    )
+
+
+def _addon(r: AddonRelease) -> AddonView:
+    return AddonView(r.chart, r.chart_version, r.repo, r.version, r.tested, r.basis, r.source)
+
+
+def _addons(version: str) -> AddonsView:
+    """The add-on releases for the fleet's Kubernetes minor (validate refuses a minor without)."""
+    found = addons_for(version)
+    assert found is not None, "checked by spec.buildable"
+    return AddonsView(
+        keda=_addon(found.keda),
+        cluster_autoscaler=_addon(found.cluster_autoscaler),
+        cluster_autoscaler_image_tag=f"v{found.cluster_autoscaler.version}",
     )
 
 

@@ -16,4 +16,12 @@ FACTS = CloudFacts(
     # Managed Lustre: Cluster Toolkit managed-lustre module (install-managed-lustre-client.sh).
     lustre_packages=("lustre-client-modules-{kernel}", "lustre-client-utils"),
     object_uri="gs://{bucket}/{path}",
+    # cluster-autoscaler cloudprovider/gce: GPULabel = "cloud.google.com/gke-accelerator", the
+    # label GKE puts on nodes with guest accelerators (GKE runs its own autoscaler).
+    autoscaler_gpu_label="cloud.google.com/gke-accelerator",
+    autoscaler_gpu_label_by_platform=True,
+    # GKE metadata server (Workload Identity): 169.254.169.254:80 and, with network
+    # policy, 169.254.169.252:988
+    # (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity, "Network policy").
+    identity_endpoints=(("169.254.169.254/32", 80), ("169.254.169.252/32", 988)),
 )

@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from archform.spec.container_images import has_digest
+
 PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
+# cluster-autoscaler's pod annotations (kubernetes/autoscaler cluster-autoscaler/FAQ.md,
+# "What types of pods can prevent CA from removing a node?").
+SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
+SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 
 
 # Per server kind: readiness (model loaded) and liveness paths, Prometheus metric names.
@@ -74,3 +80,20 @@ def meta(
     if annotations:
         meta["annotations"] = dict(sorted(annotations.items()))
     return meta
+
+
+def digest_skip(images: list[str]) -> dict[str, dict[str, str]]:
+    """Metadata `annotations` telling Checkov why CKV_K8S_43 (image digests) does not hold.
+
+    Empty when every image names its digest. Otherwise a `checkov.io/skip1` annotation
+    (Checkov's per-resource skip, kubernetes_utils.SKIP_ANNOTATION_PREFIXES) naming the
+    images archform's image table has no registry digest for; `archform verify` lists it.
+    """
+    bare = sorted({i for i in images if not has_digest(i)})
+    if not bare:
+        return {}
+    reason = (
+        f"no registry digest recorded for {', '.join(bare)} in archform's image table "
+        "(spec/data/container_images.yaml); pin server.image as <image>:<tag>@sha256:<digest>"
+    )
+    return {"annotations": {"checkov.io/skip1": f"CKV_K8S_43={reason}"}}

@@ -22,9 +22,13 @@ from typing import Any
 
 from archform.render.targets.fleet.records import FleetView, RegionView
 from archform.render.targets.fleet.view import GPU_POOL_LABEL
-from archform.render.targets.kubernetes import weights
+from archform.render.targets.kubernetes import netpol, weights
 from archform.render.targets.kubernetes.awaits import startup_budget
-from archform.render.targets.kubernetes.common import SERVERS
+from archform.render.targets.kubernetes.common import (
+    SAFE_TO_EVICT_LOCAL_VOLUMES,
+    SERVERS,
+    digest_skip,
+)
 from archform.render.targets.kubernetes.common import meta as _meta
 from archform.render.targets.kubernetes.traffic import (
     dns_label,
@@ -38,6 +42,11 @@ __all__ = ["SERVERS", "dns_label", "fleet_objects", "gateway_address", "pre_stop
 
 # After the preStop hook the server gets SIGTERM; this long to release the GPUs and exit.
 SHUTDOWN_S = 30
+# No container needs a Linux capability or to gain privileges.
+CONTAINER_SECURITY: dict[str, Any] = {
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+}
 
 
 def _server_args(v: FleetView) -> tuple[list[str], list[dict[str, Any]]]:
@@ -207,7 +216,7 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                     "exec": {"command": pre_stop(v.server.kind, v.server.port, v.serving.drain_s)}
                 }
             },
-            "securityContext": {"allowPrivilegeEscalation": False},
+            "securityContext": CONTAINER_SECURITY,
             "volumeMounts": [
                 {"name": "dshm", "mountPath": "/dev/shm"},
                 {"name": "models", "mountPath": "/models", "readOnly": True},
@@ -224,10 +233,19 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
             "requests": {"cpu": "2", "memory": "4Gi", "ephemeral-storage": disk},
             "limits": {"memory": "4Gi", "ephemeral-storage": disk},
         },
-        "securityContext": {"allowPrivilegeEscalation": False},
+        "securityContext": CONTAINER_SECURITY,
         "volumeMounts": [{"name": "models", "mountPath": "/models"}],
     }
+    volumes: list[dict[str, Any]] = [
+        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
+        {"name": "models", "emptyDir": {"sizeLimit": f"{v.model.cache_gib}Gi"}},
+    ]
     pod_annotations = {
+        # Consolidation: cluster-autoscaler never removes a node whose pods have local
+        # storage unless every local volume is listed here (FAQ, "What types of pods can
+        # prevent CA from removing a node?"); both are caches a new pod rebuilds, and the
+        # PodDisruptionBudget still bounds how many replicas go at once.
+        SAFE_TO_EVICT_LOCAL_VOLUMES: ",".join(vol["name"] for vol in volumes),
         "prometheus.io/scrape": "true",
         "prometheus.io/port": str(metrics_port),
         "prometheus.io/path": "/metrics",
@@ -246,7 +264,10 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     obj: dict[str, Any] = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": _meta(name, ns, labels),
+        "metadata": {
+            **_meta(name, ns, labels),
+            **digest_skip([str(container["image"]), weights.fetch_image(v.provider)]),
+        },
         "spec": {
             # No `replicas`: the autoscaler owns the count (min/max in the ScaledObject).
             "selector": selector,
@@ -264,6 +285,9 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                 "metadata": {"labels": labels, "annotations": pod_annotations},
                 "spec": {
                     "serviceAccountName": region.reader_sa,
+                    # No Kubernetes API access: the cloud identity comes from the Pod
+                    # Identity agent / metadata server / kubelet identity, not this token.
+                    "automountServiceAccountToken": False,
                     # The grace period counts from the start of preStop (Kubernetes pod
                     # lifecycle): drain, then SIGTERM and shutdown.
                     "terminationGracePeriodSeconds": v.serving.drain_s + SHUTDOWN_S,
@@ -273,13 +297,7 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                     "topologySpreadConstraints": spread,
                     "initContainers": [fetch],
                     "containers": [container],
-                    "volumes": [
-                        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm}},
-                        {
-                            "name": "models",
-                            "emptyDir": {"sizeLimit": f"{v.model.cache_gib}Gi"},
-                        },
-                    ],
+                    "volumes": volumes,
                 },
             },
         },
@@ -289,22 +307,26 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     return obj
 
 
+def _service_account(name: str, ns: str, labels: dict[str, str]) -> dict[str, Any]:
+    # Pods of the fleet never call the Kubernetes API: no token is mounted from this account.
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": _meta(name, ns, labels),
+        "automountServiceAccountToken": False,
+    }
+
+
 def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:
     """All objects of one region's cluster, in apply order."""
     name = v.name
     labels = {"app.kubernetes.io/name": name}
+    metrics_port = 8002 if v.server.kind == "triton" else v.server.port
     objs: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels)},
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": _meta(region.reader_sa, name, labels),
-        },
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": _meta(region.replicator_sa, name, labels),
-        },
+        _service_account(region.reader_sa, name, labels),
+        _service_account(region.replicator_sa, name, labels),
+        *netpol.network_policies(v, metrics_port),
         weights.stage_job(
             v,
             region,

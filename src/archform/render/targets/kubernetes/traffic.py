@@ -80,11 +80,24 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
     m = SERVERS[kind]
     sel = f'{{namespace="{name}"}}'
     metric, target = v.autoscaling.metric, v.autoscaling.target
+    # Per READY replica. Totals use AverageValue: the HPA then wants ceil(total / target)
+    # replicas whatever the count of replicas still loading (GetExternalPerPodMetricReplicas,
+    # kubernetes pkg/controller/podautoscaler/replica_calculator.go), and loading replicas
+    # add nothing to a total. Averages use Value, where the HPA multiplies metric / target by
+    # the READY pods (GetExternalMetricReplicas -> getUsageRatioReplicaCount); the average
+    # itself must then be over ready pods too, or replicas still loading (GPU idle, cache
+    # empty) pull it down: kube-state-metrics' kube_pod_status_ready (the prometheus chart
+    # installs kube-state-metrics) keeps only series of ready pods.
+    ready = (
+        f" * on(namespace, pod) group_left() "
+        f'(kube_pod_status_ready{{namespace="{name}", condition="true"}} == 1)'
+    )
+    kv = " or ".join(k + sel for k in m.kv.split("|"))
     queries = {
         "queue_depth": (f"sum({m.queue}{sel})", "AverageValue"),
         "requests_per_second": (f"sum(rate({m.ok}{sel}[1m]))", "AverageValue"),
-        "kv_cache_usage": (f"avg({' or '.join(k + sel for k in m.kv.split('|'))})", "Value"),
-        "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel})", "Value"),
+        "kv_cache_usage": (f"avg(({kv}){ready})", "Value"),
+        "gpu_utilization": (f"avg(DCGM_FI_DEV_GPU_UTIL{sel}{ready})", "Value"),
     }
     threshold = float(target)
     if metric == "queue_depth" and m.running is not None:
@@ -107,7 +120,8 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
         "metadata": _meta(name, name, {"app.kubernetes.io/name": name}),
         "spec": {
             "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-            "pollingInterval": 15,
+            # Prometheus scrapes at this interval too (workload.py VALUES["prometheus"]).
+            "pollingInterval": v.autoscaling.interval_s,
             "cooldownPeriod": 360,
             "minReplicaCount": r.min,
             "maxReplicaCount": r.max,

@@ -24,6 +24,8 @@ from typing import Any
 
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import FleetView, RegionView
+from archform.render.targets.kubernetes.common import SAFE_TO_EVICT, digest_skip
+from archform.spec.container_images import pinned
 
 SUMS = "SHA256SUMS"
 MANIFEST = "manifest.json"
@@ -54,10 +56,13 @@ _CHECK = (
 
 
 def fetch_image(provider: str) -> str:
-    """In-region weight copy: the cloud's own CLI image, pinned (targets/<cloud>/facts.py)."""
+    """In-region weight copy: the cloud's own CLI image, pinned (targets/<cloud>/facts.py).
+
+    With its registry digest where archform's image table has one.
+    """
     image = cloud(provider).cli_image
     assert image is not None, "fleets run on clouds"
-    return image
+    return pinned(image)
 
 
 def _azure_parts(uri: str) -> tuple[str, str, str]:
@@ -203,15 +208,25 @@ def stage_job(
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {**meta, "labels": labels},
+        "metadata": {
+            **meta,
+            "labels": labels,
+            **digest_skip([fetch_image(provider)]),
+        },
         "spec": {
             "backoffLimit": 3,
             # Copying tens of GiB between regions takes minutes; the Pulumi wait is set to match.
             "activeDeadlineSeconds": stage_deadline_seconds(v),
             "template": {
-                "metadata": {"labels": pod_labels, "annotations": release_annotations(v)},
+                "metadata": {
+                    "labels": pod_labels,
+                    # A copy in flight finishes before the autoscaler may take its node.
+                    "annotations": {**release_annotations(v), SAFE_TO_EVICT: "false"},
+                },
                 "spec": {
                     "serviceAccountName": region.replicator_sa,
+                    # The cloud identity is not the Kubernetes token (see objects.deployment).
+                    "automountServiceAccountToken": False,
                     "restartPolicy": "Never",
                     "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
                     "affinity": pool_affinity,
@@ -233,7 +248,10 @@ def stage_job(
                                     "ephemeral-storage": f"{scratch_gib + 1}Gi",
                                 },
                             },
-                            "securityContext": {"allowPrivilegeEscalation": False},
+                            "securityContext": {
+                                "allowPrivilegeEscalation": False,
+                                "capabilities": {"drop": ["ALL"]},
+                            },
                             "volumeMounts": [{"name": "stage", "mountPath": "/stage"}],
                         }
                     ],

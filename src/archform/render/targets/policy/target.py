@@ -15,6 +15,7 @@ from archform.render.env import render
 from archform.render.target import Target
 from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.fleet.target import SDK_PINS, fleet_data
+from archform.render.targets.fleet.view import GIB_PER_GB
 from archform.render.targets.kubernetes.objects import fleet_objects
 from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
 from archform.render.writer import GeneratedFile
@@ -82,6 +83,9 @@ class PolicyExpect:
     gpus_per_node: int
     image_gib: int
     startup: StartupExpect | None = None
+    # GiB of instance store a GPU node's kubelet uses when the program puts it there
+    # (EKS nodeadm localStorage RAID0; catalog local NVMe), else 0.
+    instance_store_gib: float = 0.0
 
 
 def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
@@ -110,6 +114,9 @@ def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
             default_await_s=timing.default_await_s,
             max_replicas=view.replicas.max,
         ),
+        instance_store_gib=round(view.capacity.local_nvme_gib * GIB_PER_GB, 1)
+        if view.capacity.cache_on_local_nvme
+        else 0.0,
     )
 
 

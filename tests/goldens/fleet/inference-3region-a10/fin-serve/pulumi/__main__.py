@@ -265,7 +265,10 @@ def region_stack(r: dict) -> dict:
         disable_local_accounts=True,
         api_server_access_profile=access,
         # Pod and Service ranges outside 10.0.0.0/8, where the VNets and deployers live.
+        # Cilium (Azure CNI Powered by Cilium, overlay) enforces the fleet's NetworkPolicies
+        # (https://learn.microsoft.com/azure/aks/azure-cni-powered-by-cilium).
         network_profile={"network_plugin": "azure", "network_plugin_mode": "overlay",
+                         "network_dataplane": "cilium", "network_policy": "cilium",
                          "load_balancer_sku": "standard", "pod_cidr": "172.31.0.0/16",
                          "service_cidr": "172.30.0.0/16", "dns_service_ip": "172.30.0.10"},
         agent_pool_profiles=[{
@@ -277,9 +280,27 @@ def region_stack(r: dict) -> dict:
             "orchestrator_version": FLEET["k8s_version"],
         }],
         auto_upgrade_profile={"upgrade_channel": "patch"},
+        # Consolidation (README.md, "Capacity"): AKS runs cluster-autoscaler itself; nodes
+        # whose pods have local storage stay unless the pods list those volumes as safe to
+        # evict (the serving pods do). AKS exposes no GPU utilisation threshold: a GPU node
+        # is a candidate below cluster-autoscaler's fixed 0.5 GPU share.
+        auto_scaler_profile={"expander": "least-waste", "balance_similar_node_groups": "true",
+                             "skip_nodes_with_local_storage": "true",
+                             "scale_down_utilization_threshold": "0.5"},
         tags=TAGS,
         opts=pulumi.ResourceOptions(ignore_changes=["agentPoolProfiles[0].count"]),
     )
+    # Automatic Kubernetes and node-image upgrades only in the blueprint's weekly UTC window
+    # (kubernetes.maintenance_window; https://learn.microsoft.com/azure/aks/planned-maintenance).
+    window = FLEET["maintenance"]
+    for config_name in ("aksManagedAutoUpgradeSchedule", "aksManagedNodeOSUpgradeSchedule"):
+        azure.containerservice.MaintenanceConfiguration(
+            f"{key}-{config_name}", resource_group_name=rg.name, resource_name_=cluster.name,
+            config_name=config_name, maintenance_window={
+                "schedule": {"weekly": {"day_of_week": window["day"].capitalize(),
+                                        "interval_weeks": 1}},
+                "duration_hours": window["hours"], "start_time": window["start_utc"],
+                "utc_offset": "+00:00"})
     pools = [gpu_pool(r, rg, cluster, p, nodes) for p in FLEET["gpu_pools"]]
     admin = _grant(f"{key}-deployer-admin", cluster.id, DEPLOYER, AKS_RBAC_CLUSTER_ADMIN,
                    principal_type=None)

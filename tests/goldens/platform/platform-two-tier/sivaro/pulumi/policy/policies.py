@@ -8,6 +8,7 @@ the program's mock-recorded resource graph. Properties are read by their Pulumi 
 
 from __future__ import annotations
 
+import base64
 import ipaddress
 import json
 import re
@@ -22,7 +23,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-EXPECT: dict[str, Any] = {'program': 'sivaro-registry', 'kind': 'registry', 'provider': 'aws', 'k8s_version': '1.36', 'deployer_cidrs': ['10.0.0.0/8'], 'serving': {'namespace': 'sivaro-serve', 'service_account': 'model-reader'}, 'weights': {'*': {'bucket': 'sivaro-models', 'replica': None}}, 'gpus_per_node': 0, 'image_gib': 30, 'startup': None}
+EXPECT: dict[str, Any] = {'program': 'sivaro-registry', 'kind': 'registry', 'provider': 'aws', 'k8s_version': '1.36', 'deployer_cidrs': ['10.0.0.0/8'], 'serving': {'namespace': 'sivaro-serve', 'service_account': 'model-reader'}, 'weights': {'*': {'bucket': 'sivaro-models', 'replica': None}}, 'gpus_per_node': 0, 'image_gib': 30, 'startup': None, 'instance_store_gib': 0.0}
 
 WORLD = ("0.0.0.0/0", "::/0", "*", "Internet", "any")
 CLUSTERS = {
@@ -387,6 +388,16 @@ def _pod_disk(spec: dict[str, Any]) -> tuple[float, list[str]]:
     return max(total, on_disk), problems
 
 
+def _on_instance_store(template: Any) -> bool:
+    """The launch template's nodeadm NodeConfig puts kubelet on a RAID0 of the instance store
+    (spec.instance.localStorage.strategy, awslabs/amazon-eks-ami nodeadm/doc/api.md)."""
+    try:
+        data = base64.b64decode(str(template.props.get("userData") or "")).decode()
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return "kind: NodeConfig" in data and re.search(r"localStorage:\s+strategy: RAID0", data) is not None
+
+
 def _pool_disk(graph: Graph, pool: Any) -> float | None:
     p = pool.props
     if pool.resource_type == "aws:eks/nodeGroup:NodeGroup":
@@ -394,6 +405,8 @@ def _pool_disk(graph: Graph, pool: Any) -> float | None:
             return float(p["diskSize"])
         for dep in graph.deps(pool):
             if dep.resource_type == "aws:ec2/launchTemplate:LaunchTemplate" and dep.name == pool.name:
+                if EXPECT.get("instance_store_gib") and _on_instance_store(dep):
+                    return float(EXPECT["instance_store_gib"])
                 size = get(dep.props, "blockDeviceMappings", 0, "ebs", "volumeSize")
                 return float(size) if size is not None else None
         return None
