@@ -1,4 +1,4 @@
-"""Fill `gpu`, `cpu`, `memory_gib`, `fabric`, Lustre capacity and server image defaults.
+"""Fill `gpu`, `cpu`, `memory_gib`, `fabric`, storage sizes, health checks and server images.
 
 Runs on plain data before validation, so the resolved blueprint shows every default.
 A GPU model or count that disagrees with the instance type is an error here; a declared
@@ -37,6 +37,7 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
             if info is not None:
                 _fill_fabric(data, info)
         _fill_lustre_capacity(catalog, data.get("storage"), provider)
+        _fill_health_checks(data)
     elif kind == "InferenceFleet":
         pool = data.get("gpu_pool")
         if isinstance(pool, dict):
@@ -65,6 +66,38 @@ def _fill_lustre_capacity(catalog: Catalog, storage: Any, provider: Any) -> None
         )
         if rule is not None:
             entry["capacity_tib"] = rule.min_gib / 1024
+
+
+# Slurm health checks a GPU cluster gets unless the blueprint lists its own: NHC as slurmd's
+# HealthCheckProgram and the DCGM prolog/epilog. The same on every provider: the roles install
+# NHC from its release tarball and DCGM from NVIDIA's repository wherever the node image lacks
+# them (roles/health, roles/nvidia_driver), and both run only on nodes that have GPUs.
+GPU_HEALTH_CHECKS = ("nhc", "dcgm")
+
+
+def _fill_health_checks(data: dict[str, Any]) -> None:
+    """A Slurm cluster with GPUs and no `scheduler.health_checks` gets [nhc, dcgm]."""
+    scheduler = data.get("scheduler", {})
+    if not isinstance(scheduler, dict) or "health_checks" in scheduler:
+        return
+    if scheduler.get("kind", "slurm") != "slurm" or not _has_gpus(data.get("compute")):
+        return
+    scheduler["health_checks"] = list(GPU_HEALTH_CHECKS)
+    data["scheduler"] = scheduler
+
+
+def _has_gpus(compute: Any) -> bool:
+    if not isinstance(compute, dict):
+        return False
+    extras = compute.get("extra_groups")
+    groups = [compute, *(extras if isinstance(extras, list) else [])]
+    return any(
+        isinstance(g, dict)
+        and isinstance(g.get("gpu"), dict)
+        and isinstance(g["gpu"].get("per_node"), int)
+        and g["gpu"]["per_node"] > 0
+        for g in groups
+    )
 
 
 def _get(data: dict[str, Any], *keys: str) -> Any:

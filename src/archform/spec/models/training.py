@@ -289,7 +289,12 @@ class Scheduler(Strict):
     )
     accounting: bool = False
     containers: Literal["pyxis", "none"] = "none"
-    health_checks: list[Literal["nhc", "dcgm"]] = Field(default_factory=list)
+    health_checks: list[Literal["nhc", "dcgm"]] = Field(
+        default_factory=list,
+        description="Node health checks: NHC (HealthCheckProgram) and the DCGM prolog. "
+        "Default: [nhc, dcgm] on a Slurm cluster with GPUs, [] without GPUs; write [] to "
+        "turn them off (SCH003 then warns).",
+    )
     backup_controller: bool = False
     controller_instance_type: InstanceType | None = None
     login_nodes: Annotated[int, Field(ge=0, le=16)] = 1
