@@ -7,6 +7,7 @@ fabric that differs from the instance's is kept as written and judged by the lin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
@@ -38,6 +39,7 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
                 _fill_fabric(data, info)
         _fill_lustre_capacity(catalog, data.get("storage"), provider)
         _fill_health_checks(data)
+        _fill_local_nvme(doc, catalog, data, problems)
     elif kind == "InferenceFleet":
         pool = data.get("gpu_pool")
         if isinstance(pool, dict):
@@ -98,6 +100,66 @@ def _has_gpus(compute: Any) -> bool:
         and g["gpu"]["per_node"] > 0
         for g in groups
     )
+
+
+def _fill_local_nvme(
+    doc: RawDocument, catalog: Catalog, data: dict[str, Any], problems: list[SpecProblem]
+) -> None:
+    """A `local_nvme` entry gets the nodes' local NVMe size and may not ask for more.
+
+    The size is the smallest over the node groups whose instance type the catalog knows
+    (local NVMe is per node); a group without local NVMe is an error at the entry's kind.
+    """
+    storage = data.get("storage")
+    compute = data.get("compute")
+    if not isinstance(storage, list) or not isinstance(compute, dict):
+        return
+    extras = compute.get("extra_groups")
+    groups = [compute, *(extras if isinstance(extras, list) else [])]
+    infos = [
+        info
+        for g in groups
+        if isinstance(g, dict)
+        and isinstance(g.get("instance_type"), str)
+        and (info := catalog.instance(g["instance_type"])) is not None
+    ]
+    if not infos:
+        return  # on-prem or unknown types: capacity_tib must be written (Storage._sized)
+    smallest = min(infos, key=lambda i: i.local_nvme_tib)
+    tib = math.floor(smallest.local_nvme_tib * 1000) / 1000
+    for i, entry in enumerate(storage):
+        if not isinstance(entry, dict) or entry.get("kind") != "local_nvme":
+            continue
+        if tib <= 0:
+            with_nvme = sorted(n.name for n in infos if n.local_nvme_tib > 0)
+            problems.append(
+                _problem(
+                    doc,
+                    ("storage", i, "kind"),
+                    f"{smallest.name} has no local NVMe (archform's catalog: 0 GiB)",
+                    "remove this entry, or choose an instance type with local NVMe"
+                    + (f" (as {', '.join(with_nvme)})" if with_nvme else ""),
+                )
+            )
+            continue
+        size = entry.get("capacity_tib")
+        if size is None:
+            entry["capacity_tib"] = tib
+        elif (
+            isinstance(size, int | float)
+            and not isinstance(size, bool)
+            and size > smallest.local_nvme_tib + 1e-9
+        ):
+            problems.append(
+                _problem(
+                    doc,
+                    ("storage", i, "capacity_tib"),
+                    f"capacity_tib {size} is more than the {tib} TiB of local NVMe of "
+                    f"{smallest.name} (archform's catalog: {smallest.local_nvme_gib:g} "
+                    f"{'GB' if smallest.provider == 'aws' else 'GiB'})",
+                    f"remove capacity_tib to use all of it, or give at most {tib}",
+                )
+            )
 
 
 def _get(data: dict[str, Any], *keys: str) -> Any:

@@ -181,7 +181,7 @@ class Storage(Strict):
     capacity_tib: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
         default=None,
         description="Size in TiB. Not used for object storage; cloud Lustre defaults to the "
-        "service's minimum for the tier.",
+        "service's minimum for the tier; local_nvme to the nodes' local NVMe (catalog).",
     )
     throughput_mbps_per_tib: Annotated[int, Field(ge=1, le=100_000)] | None = None
     mount: MountPath | None = None
@@ -208,7 +208,8 @@ class Storage(Strict):
             raise FieldError(
                 "capacity_tib",
                 f"storage {self.name!r} of kind {self.kind} needs capacity_tib",
-                "add capacity_tib: <TiB> (only object storage has no size)",
+                "add capacity_tib: <TiB> (only object storage has no size; local_nvme takes "
+                "the instance type's local NVMe from archform's catalog)",
             )
         if self.lnet is not None:
             if self.kind != "lustre":
