@@ -203,6 +203,15 @@ TRAINING_RULES: tuple[Rule, ...] = (
     Rule(_T, "storage[].capacity_tib", DATA, "capacity changed", refine.capacity),
     Rule(
         _T,
+        "storage[].filestore_tier",
+        DATA,
+        # "After you create a Filestore instance, you can't change its tier"
+        # (cloud.google.com/filestore/docs/service-tiers, "Choosing a tier").
+        "a Filestore instance cannot change tier: a new instance is created and the data "
+        "must be copied",
+    ),
+    Rule(
+        _T,
         "storage[].encrypted",
         DATA,
         "encryption at rest is fixed at creation: a new file system is created and the data "

@@ -115,6 +115,31 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
                 )
     if provider == "gcp":
         _gcp_layouts(checker, catalog, cluster)
+    _filestore(checker, cluster)
+
+
+def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
+    """filestore_tier only on GCP; the size inside the tier's range (data/filestore.yaml)."""
+    from archform.spec.filestore import check_capacity, filestore
+
+    provider = cluster.placement.provider
+    for i, storage in enumerate(cluster.storage):
+        if storage.kind != "nfs" or storage.filestore_tier is None:
+            continue
+        if provider != "gcp":
+            checker.add(
+                ("storage", i, "filestore_tier"),
+                f"filestore_tier is a Google Cloud Filestore setting; the cluster is on {provider}",
+                "remove filestore_tier",
+            )
+            continue
+        problem = check_capacity(storage.filestore_tier, storage.size_tib)
+        if problem is not None:
+            checker.add(
+                ("storage", i, "capacity_tib"),
+                problem,
+                f"give a capacity_tib inside the tier's range ({filestore().source})",
+            )
 
 
 def _network(checker: _Checker, cluster: TrainingCluster) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
 from archform.spec.errors import SpecProblem
+from archform.spec.filestore import filestore
 from archform.spec.paths import Loc, format_path
 from archform.spec.source import RawDocument
 
@@ -38,6 +39,7 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
             if info is not None:
                 _fill_fabric(data, info)
         _fill_lustre_capacity(catalog, data.get("storage"), provider)
+        _fill_filestore_tier(data.get("storage"), provider)
         _fill_health_checks(data)
         _fill_local_nvme(doc, catalog, data, problems)
     elif kind == "InferenceFleet":
@@ -160,6 +162,15 @@ def _fill_local_nvme(
                     f"remove capacity_tib to use all of it, or give at most {tib}",
                 )
             )
+
+
+def _fill_filestore_tier(storage: Any, provider: Any) -> None:
+    """A GCP nfs entry (a Filestore instance) without filestore_tier gets the default tier."""
+    if provider != "gcp" or not isinstance(storage, list):
+        return
+    for entry in storage:
+        if isinstance(entry, dict) and entry.get("kind") == "nfs":
+            entry.setdefault("filestore_tier", filestore().default)
 
 
 def _get(data: dict[str, Any], *keys: str) -> Any:

@@ -27,6 +27,9 @@ from archform.spec.models.common import (
     Zone,
 )
 
+FilestoreTier = Literal[
+    "BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCALE_SSD", "ENTERPRISE"
+]
 FabricKind = Literal["infiniband", "roce", "efa", "gpudirect_tcpxo", "gpudirect_tcpx", "ethernet"]
 Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
 
@@ -195,6 +198,11 @@ class Storage(Strict):
         Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
     )
     stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
+    filestore_tier: FilestoreTier | None = Field(
+        default=None,
+        description="GCP `kind: nfs`: the Filestore service tier; its capacity range is "
+        "checked (default BASIC_SSD).",
+    )
     lnet: LnetNetwork | None = Field(
         default=None,
         description="On-prem Lustre: the LNet network and interface(s) the client reaches this "
@@ -210,6 +218,12 @@ class Storage(Strict):
                 f"storage {self.name!r} of kind {self.kind} needs capacity_tib",
                 "add capacity_tib: <TiB> (only object storage has no size; local_nvme takes "
                 "the instance type's local NVMe from archform's catalog)",
+            )
+        if self.filestore_tier is not None and self.kind != "nfs":
+            raise FieldError(
+                "filestore_tier",
+                f"storage {self.name!r} is {self.kind}: only nfs storage is a Filestore",
+                "remove filestore_tier",
             )
         if self.lnet is not None:
             if self.kind != "lustre":

@@ -28,9 +28,9 @@ from archform.render.targets.common.pulumi import (
 from archform.render.targets.common.training_view import training_view
 from archform.spec.buildable import gpu_network
 from archform.spec.catalog import load_catalog
-from archform.spec.models.training import TrainingCluster
+from archform.spec.filestore import filestore, provisioned_gib
+from archform.spec.models.training import Storage, TrainingCluster
 
-FILESTORE_BASIC_SSD_MIN_GIB = 2560  # Filestore Basic SSD: 2.5 TiB minimum
 HEAD_MACHINE_TYPE = "n2-standard-8"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
 DEFAULT_BOOT_DISK = "pd-balanced"
@@ -77,6 +77,9 @@ class FilestoreShare:
 
     name: str
     share: str
+    tier: str
+    # ENTERPRISE and REGIONAL instances live in a region, the others in a zone.
+    regional: bool
     capacity_gib: int
     mount: str | None
 
@@ -121,6 +124,18 @@ def _lustre(cluster: TrainingCluster) -> list[ManagedLustre]:
     return out
 
 
+def _filestore(storage: Storage) -> FilestoreShare:
+    tier = storage.filestore_tier or filestore().default
+    return FilestoreShare(
+        name=storage.name,
+        share=re.sub(r"[^a-z0-9_]", "_", storage.name)[:16],
+        tier=tier,
+        regional=filestore().tiers[tier].location == "region",
+        capacity_gib=provisioned_gib(tier, storage.size_tib),
+        mount=storage.mount,
+    )
+
+
 def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
@@ -148,15 +163,7 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
         )
     layouts = {(g.networks.mtu, len(g.networks.gvnic), len(g.networks.rdma)) for g in groups}
     assert len(layouts) == 1, "checked by spec.buildable"
-    nfs = [
-        FilestoreShare(
-            name=s.name,
-            share=re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
-            capacity_gib=max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.size_tib * 1024, 1)),
-            mount=s.mount,
-        )
-        for s in nfs_entries(cluster)
-    ]
+    nfs = [_filestore(s) for s in nfs_entries(cluster)]
     values = base_settings(cluster)
     values.update(
         {
