@@ -219,6 +219,15 @@ class Storage(Strict):
                 "add capacity_tib: <TiB> (only object storage has no size; local_nvme takes "
                 "the instance type's local NVMe from archform's catalog)",
             )
+        if self.kind == "object" and self.mount is not None:
+            raise FieldError(
+                "mount",
+                f"storage {self.name!r}: archform does not mount object storage on the nodes "
+                "(no gcsfuse, mountpoint-s3 or blobfuse2 is installed), so `mount` would be "
+                "ignored",
+                "remove mount and give the bucket as `source`; to have it on a path, put a "
+                "Lustre entry in front of it (source: the bucket) or mount it from the job",
+            )
         if self.filestore_tier is not None and self.kind != "nfs":
             raise FieldError(
                 "filestore_tier",
