@@ -232,13 +232,19 @@ def gpu_network(catalog: Catalog, machine_type: str | None) -> tuple[int, int, i
 
 
 def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
-    first = gpu_network(catalog, cluster.compute.instance_type)
-    for i, group in enumerate(cluster.compute.groups[1:], start=1):
+    """GPU node groups share one GPU network layout; CPU groups use the system VPC only."""
+    # A group without `gpu` after the catalog defaults (spec.defaults) has no GPUs.
+    gpu_groups = [(i, g) for i, g in enumerate(cluster.compute.groups) if g.gpu is not None]
+    if not gpu_groups:
+        return
+    first_type = gpu_groups[0][1].instance_type
+    first = gpu_network(catalog, first_type)
+    for i, group in gpu_groups[1:]:
         if gpu_network(catalog, group.instance_type) != first:
             checker.add(
                 (*group_loc(cluster, i), "instance_type"),
                 f"{group.instance_type} needs a different GPU network layout than "
-                f"{cluster.compute.instance_type} (GPU VPCs, RDMA subnets, MTU)",
+                f"{first_type} (GPU VPCs, RDMA subnets, MTU)",
                 "put machine families with different NIC layouts in separate clusters",
             )
 

@@ -57,6 +57,9 @@ class GcpGroup:
     reservation: str | None
     networks: GpuNetworks
     boot_disk_type: str
+    # False for a CPU group (e.g. a debug partition): system NIC only, live migration,
+    # outside the compact placement policy.
+    gpu: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,9 +162,11 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
                 reservation=group.capacity_reservation_id,
                 networks=gpu_networks(group.instance_type),
                 boot_disk_type=(info.boot_disk_type if info else None) or DEFAULT_BOOT_DISK,
+                gpu=group.gpu is not None,
             )
         )
-    layouts = {(g.networks.mtu, len(g.networks.gvnic), len(g.networks.rdma)) for g in groups}
+    gpu_groups = [g for g in groups if g.gpu] or groups
+    layouts = {(g.networks.mtu, len(g.networks.gvnic), len(g.networks.rdma)) for g in gpu_groups}
     assert len(layouts) == 1, "checked by spec.buildable"
     nfs = [_filestore(s) for s in nfs_entries(cluster)]
     values = base_settings(cluster)
@@ -175,7 +180,7 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
             "HEAD_MACHINE_TYPE": cluster.scheduler.controller_instance_type or HEAD_MACHINE_TYPE,
             "CONTROLLER_ADDRESS": host_address(system_cidr, 10),
             "LOGIN_ADDRESSES": [host_address(system_cidr, 11 + i) for i in range(len(view.login))],
-            "GPU_NETWORKS": groups[0].networks,
+            "GPU_NETWORKS": gpu_groups[0].networks,
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
             "NFS": nfs,
