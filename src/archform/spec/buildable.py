@@ -56,6 +56,8 @@ def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProble
     checker = _Checker(file, source)
     catalog = load_catalog()
     kind = model.kind
+    if kind == "TrainingCluster":
+        _extensions(checker, file, model)
     if kind == "TrainingCluster" and model.placement.provider in CLOUDS:
         _training(checker, catalog, model)
     elif kind == "InferenceFleet":
@@ -67,6 +69,32 @@ def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProble
             f"put the registry on {' or '.join(REGISTRY_PROVIDERS)}",
         )
     return checker.problems
+
+
+def _extensions(checker: _Checker, file: str, cluster: TrainingCluster) -> None:
+    """The team's extension folders exist and hold what archform can include."""
+    from archform.spec import extensions as ext
+
+    given = cluster.extensions
+    checks: list[tuple[str, str, Any]] = []
+    if given.ansible is not None:
+        checks.append(("ansible", given.ansible, ext.ansible_tasks))
+    if given.pulumi is not None:
+        if cluster.placement.provider not in CLOUDS:
+            checker.add(
+                ("extensions", "pulumi"),
+                "an on-prem cluster has no Pulumi program to extend",
+                "remove extensions.pulumi",
+            )
+        else:
+            checks.append(("pulumi", given.pulumi, ext.pulumi_package))
+    for key, rel, read in checks:
+        try:
+            read(file, rel)
+        except ext.ExtensionError as exc:
+            checker.add(("extensions", key), str(exc), exc.hint)
+        except OSError as exc:
+            checker.add(("extensions", key), f"cannot read {rel}: {exc.strerror}", "fix the path")
 
 
 def group_loc(cluster: TrainingCluster, index: int) -> Loc:

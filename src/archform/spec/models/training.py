@@ -419,6 +419,30 @@ class Hosts(Strict):
     compute: list[Host] = Field(default_factory=list)
 
 
+ExtensionDir = Annotated[
+    str,
+    Field(
+        pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]{0,200}$",
+        description="A folder relative to the blueprint file.",
+    ),
+]
+
+
+class Extensions(Strict):
+    """The team's own Ansible tasks and Pulumi code (see archform.spec.extensions)."""
+
+    ansible: ExtensionDir | None = Field(
+        default=None,
+        description="Folder of task files per hook: base/, compute/, site/ (*.yml), "
+        "included by site.yml.",
+    )
+    pulumi: ExtensionDir | None = Field(
+        default=None,
+        description="Python package folder (__init__.py with extend(**built)) the Pulumi "
+        "program imports and calls last.",
+    )
+
+
 class TrainingCluster(DocumentBase):
     """A tightly coupled GPU cluster for training."""
 
@@ -432,6 +456,7 @@ class TrainingCluster(DocumentBase):
     training: TrainingWorkload | None = None
     access: Access = Field(default_factory=Access)
     hosts: Hosts | None = None
+    extensions: Extensions = Field(default_factory=Extensions)
 
     @model_validator(mode="after")
     def _lnet_on_prem_once_per_network(self) -> TrainingCluster:
