@@ -72,3 +72,16 @@ def test_local_nvme_on_an_instance_without_it_is_refused_at_the_kind() -> None:
     [problem] = [p for p in err.value.problems if p.path == "storage[0].kind"]
     assert problem.line == 7
     assert "n2-standard-8 has no local NVMe" in problem.message
+
+
+def test_a_cpu_debug_group_without_local_nvme_does_not_shrink_the_gpu_nodes_size() -> None:
+    text = (
+        "version: 1\nkind: TrainingCluster\nname: t\n"
+        "placement: {provider: gcp, region: us-central1}\n"
+        "compute:\n  nodes: 2\n  instance_type: a3-megagpu-8g\n"
+        "  extra_groups: [{name: debug, nodes: 2, instance_type: n2-standard-4}]\n"
+        "storage:\n  - {name: s, kind: local_nvme, purpose: scratch}\n"
+    )
+    model = load_text(text, "bp.yaml").documents[0].model
+    assert isinstance(model, TrainingCluster)
+    assert model.storage[0].capacity_tib == pytest.approx(EXPECTED_TIB["gcp"], abs=0.001)

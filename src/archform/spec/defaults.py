@@ -109,15 +109,19 @@ def _fill_local_nvme(
 ) -> None:
     """A `local_nvme` entry gets the nodes' local NVMe size and may not ask for more.
 
-    The size is the smallest over the node groups whose instance type the catalog knows
-    (local NVMe is per node); a group without local NVMe is an error at the entry's kind.
+    The size is the smallest over the GPU node groups whose instance type the catalog knows
+    (local NVMe is per node; CPU groups such as a debug partition are left out unless the
+    cluster has no GPU group); no local NVMe there is an error at the entry's kind.
     """
     storage = data.get("storage")
     compute = data.get("compute")
     if not isinstance(storage, list) or not isinstance(compute, dict):
         return
     extras = compute.get("extra_groups")
-    groups = [compute, *(extras if isinstance(extras, list) else [])]
+    groups = [
+        g for g in (compute, *(extras if isinstance(extras, list) else [])) if isinstance(g, dict)
+    ]
+    groups = [g for g in groups if isinstance(g.get("gpu"), dict)] or groups
     infos = [
         info
         for g in groups
