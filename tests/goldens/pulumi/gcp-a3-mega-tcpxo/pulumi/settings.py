@@ -88,6 +88,7 @@ GROUPS = [
             'mtu': 8244,
         },
         'boot_disk_type': 'pd-balanced',
+        'gpu': True,
     },
 ]
 LUSTRE = [
