@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.deployer import check_deployer
+from archform.spec.source_access import check_source_account
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.release import split_source
@@ -220,6 +221,7 @@ def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) 
 
 def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
     check_deployer(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
+    check_source_account(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
     try:
         split_source(fleet.model.source)
     except ValueError:

@@ -58,6 +58,13 @@ class ServedModel(Strict):
     source_region: Region | None = Field(
         default=None, description="Region of `source` (default: the fleet's first region)."
     )
+    source_account_id: str | None = Field(
+        default=None,
+        description="azure: resource id of the storage account `source` names "
+        "(/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/"
+        "storageAccounts/<account>); the stage Job and the serving pods get Storage Blob Data "
+        "Reader on it. Required when `source` is an Azure blob URL.",
+    )
     replicate_to_regions: bool = Field(
         default=True,
         description="Copy the weights into a bucket in every serving region; pods pull in-region.",

@@ -65,6 +65,9 @@ class ModelView:
     name: str
     source: str
     source_region: str
+    # azure: the registry's storage account (model.source_account_id), read-granted to the
+    # stage Job and the kubelet; None elsewhere
+    source_account_id: str | None
     max_context: int
     weights_gib: float
     cache_gib: int

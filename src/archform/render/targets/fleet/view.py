@@ -357,6 +357,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             name=fleet.model.name,
             source=fleet.model.source,
             source_region=fleet.model.source_region or fleet.placement.all_regions[0],
+            source_account_id=fleet.model.source_account_id,
             max_context=fleet.model.max_context_tokens,
             weights_gib=round(weights, 2),
             cache_gib=cache_gib,
