@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.deployer import check_deployer
-from archform.spec.source_access import check_source_account
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.release import split_source
 from archform.spec.source import SourceMap
+from archform.spec.source_access import check_source_account
 
 if TYPE_CHECKING:  # checked by `kind` below: lint imports only the models it reads
     from archform.spec.models.inference import InferenceFleet

@@ -42,7 +42,7 @@ def blob_account(source: str) -> str | None:
 
 
 def check_source_account(add: Add, fleet: Any) -> None:
-    """Report a missing, malformed or mismatched `model.source_account_id` (`add(loc, msg, hint)`)."""
+    """Report a missing, malformed or mismatched `model.source_account_id`."""
     model = fleet.model
     account = blob_account(str(model.source))
     given = model.source_account_id
