@@ -40,6 +40,10 @@ AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 # (https://learn.microsoft.com/azure/aks/configure-azure-cni#prerequisites).
 NETWORK_CONTRIBUTOR = "4d97b98b-1d4f-4787-a291-c67834d212e7"
 config = pulumi.Config()
+# The registry's storage account (blueprint model.source_account_id, checked by validate to
+# name the account of model.source): the stage Job copies from it and regions without a
+# replica serve from it, so both identities get Storage Blob Data Reader on it.
+SOURCE_ACCOUNT_ID: str | None = FLEET["model"]["source_account_id"]
 # Optional {"<region>": ["1", ...]}: availability zones offering the GPU VM size (not every
 # size is zonal everywhere); default: zones 1-3.
 GPU_ZONES: dict = config.get_object("gpuZones") or {}
@@ -155,9 +159,8 @@ def replicator(r: dict, rg: azure.resources.ResourceGroup,
         subject=f"system:serviceaccount:{NAME}:model-replicator",
         audiences=["api://AzureADTokenExchange"])
     out: list[pulumi.Resource] = [identity, federation]
-    if config.get("sourceStorageAccountId"):
-        out.append(_grant(f"{key}-replicator-source", config.require("sourceStorageAccountId"),
-                          identity.principal_id))
+    if SOURCE_ACCOUNT_ID:
+        out.append(_grant(f"{key}-replicator-source", SOURCE_ACCOUNT_ID, identity.principal_id))
     return identity, out
 
 
@@ -327,9 +330,8 @@ def region_stack(r: dict) -> dict:
         staged += private_blob_endpoint(r, rg, vnet, endpoints, account)
         staged.append(_grant(f"{key}-models-writer", account.id, identity.principal_id,
                              BLOB_CONTRIBUTOR))
-    elif config.get("sourceStorageAccountId"):
-        staged.append(_grant(f"{key}-source-reader", config.require("sourceStorageAccountId"),
-                             kubelet))
+    elif SOURCE_ACCOUNT_ID:
+        staged.append(_grant(f"{key}-source-reader", SOURCE_ACCOUNT_ID, kubelet))
     # Blob data roles and the federated credential are honoured minutes after they exist
     # (https://learn.microsoft.com/azure/role-based-access-control/troubleshooting): the
     # stage Job and the serving pods, which need them at start, wait.
