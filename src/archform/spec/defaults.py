@@ -49,6 +49,26 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
     return problems
 
 
+CATALOG_FILLS = ("gpu", "cpu", "memory_gib")
+"""Keys of a node group the catalog fills from its instance type (and `fabric` from compute's)."""
+
+
+def cascades(filled: list[SpecProblem], found: list[SpecProblem]) -> list[SpecProblem]:
+    """`found` without the missing keys the catalog would have filled for a type it reported.
+
+    When the catalog reports an unknown instance type, the keys it fills from that type are
+    missing too, and the model says so ("missing required key 'fabric'"); those are the same
+    mistake, so only the unknown type is reported.
+    """
+    groups = {
+        p.path.removesuffix(".instance_type") for p in filled if p.path.endswith("instance_type")
+    }
+    implied = {f"{g}.{key}" for g in groups for key in CATALOG_FILLS}
+    if "compute" in groups:
+        implied.add("fabric")
+    return [p for p in found if not (p.path in implied and "missing required key" in p.message)]
+
+
 def _fill_lustre_capacity(catalog: Catalog, storage: Any, provider: Any) -> None:
     """A cloud Lustre entry without capacity_tib gets the service's minimum for its tier."""
     service = catalog.lustre.get(provider) if isinstance(provider, str) else None
