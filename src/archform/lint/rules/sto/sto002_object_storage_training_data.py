@@ -8,9 +8,9 @@ no parallel file system or local NVMe cache for training data in front of it
 ## Why is this bad?
 Object stores have high per-request latency and per-prefix request limits (Amazon S3:
 at least 5,500 GET/HEAD requests per second per partitioned prefix, scaled up over time
-and answered with 503 Slow Down meanwhile); GPUs stall waiting for input. A Lustre file system linked to
-the bucket (FSx data repository association, Managed Lustre import) or a local cache
-keeps the bucket as the source of truth without reading it in the training loop.
+and answered with 503 Slow Down meanwhile); GPUs stall waiting for input. A Lustre file
+system linked to the bucket (FSx data repository association, Managed Lustre import) or a
+local cache keeps the bucket as the source of truth without reading it in the training loop.
 
 ## Example
 ```yaml
