@@ -136,6 +136,20 @@ def _fill_group(
     if not isinstance(itype, str):
         return None
     info = catalog.instance(itype)
+    partial = catalog.partial_gpu(itype) if info is None else None
+    if partial is not None:
+        problems.append(
+            _problem(
+                doc,
+                (*loc, "instance_type"),
+                f"{itype} has {partial.fraction} of an {partial.gpu} "
+                f"({partial.gpu_memory_gib:g} GiB of GPU memory), a vGPU partition; archform "
+                "sizes whole GPUs (memory fit, tensor parallelism, one nvidia.com/gpu each)",
+                f"use {partial.whole} (one whole {partial.gpu}) or a larger size; "
+                f"source: {partial.source}",
+            )
+        )
+        return None
     if info is None:
         suggestions = catalog.suggest_instance(
             itype, provider if isinstance(provider, str) else None
