@@ -16,7 +16,7 @@ from archform.render.writer import GeneratedFile, write_tree
 from support import BLUEPRINTS, run_cli
 
 
-@pytest.fixture(params=[0o022, 0o027])
+@pytest.fixture(params=[0o022, 0o027], ids=["umask022", "umask027"])
 def umask(request: pytest.FixtureRequest) -> Iterator[int]:
     old = os.umask(request.param)
     try:
