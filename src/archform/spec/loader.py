@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, ValidationError
 
 from archform.spec.buildable import check_buildable
-from archform.spec.defaults import fill_defaults
+from archform.spec.defaults import cascades, fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.images import image_problems
@@ -178,7 +178,7 @@ def validate_document(raw: RawDocument) -> Document:
     try:
         model = model_cls.model_validate(data)
     except ValidationError as exc:
-        problems.extend(problems_from(exc, raw, model_cls))
+        problems.extend(cascades(problems, problems_from(exc, raw, model_cls)))
         model = None
     if model is not None and not problems:
         problems.extend(check_buildable(raw.file, raw.source, model))
