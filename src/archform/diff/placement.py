@@ -1,0 +1,113 @@
+"""Node-count changes judged by each provider's placement rules (TrainingCluster).
+
+Whether adding or removing nodes disturbs the nodes already running depends on the cloud's
+co-location primitive, as archform's generated program uses it:
+
+- GCP, ``colocation: cluster``: one compact placement policy (``gcp.compute.ResourcePolicy``,
+  ``group_placement_policy: {collocation: COLLOCATED, vm_count: <every node of every group>}``)
+  that every compute VM references (templates/pulumi/gcp/compute.py.j2). ``vm_count`` is
+  ForceNew in the provider schema the Pulumi bridge is built from
+  (https://github.com/hashicorp/terraform-provider-google/blob/ecac8d86f48a0149e9c0d3365b8028715d251733/google/services/compute/resource_compute_resource_policy.go,
+  ``group_placement_policy.vm_count``), and the same schema says that with a COLLOCATED
+  policy "exactly vm_count instances must be created at the same time with the resource
+  policy attached" (pulumi-gcp 10.2.0, ``ResourcePolicyGroupPlacementPolicyArgs``). So a new
+  node total replaces the policy, and every VM that references it is replaced with it:
+  pulumi-gcp's ``Instance.resource_policies`` says "Modifying this list will cause the
+  instance to recreate", and Cluster Toolkit forces the same replacement on purpose
+  (https://github.com/GoogleCloudPlatform/cluster-toolkit/pull/1849, "Forces VMs to be
+  replaced when placement policy is destroyed", 2023-10-18).
+  Without compact placement, VMs are created or deleted one by one.
+- AWS: a cluster placement group (``aws.ec2.PlacementGroup``) has no size; new instances
+  launch into the existing group and removed ones terminate alone. AWS warns that adding
+  instances to a cluster placement group later raises the chance of an insufficient-capacity
+  error (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/placement-strategies.html,
+  "Cluster placement groups").
+- Azure: a node group is one Uniform scale set; its node count is the scale set's
+  ``sku.capacity``, changed in place: scale-out adds VMs, scale-in deletes VMs
+  (https://learn.microsoft.com/azure/virtual-machine-scale-sets/virtual-machine-scale-sets-scale-in-policy);
+  the 100-VM limit of a single placement group is refused when the blueprint loads.
+- on-prem: hosts are provisioned or drained one by one.
+
+Sources checked 2026-12-02.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archform.diff.changes import Edit
+from archform.diff.impact import Impact
+
+Verdict = tuple[Impact, str]
+
+PR_1849 = "https://github.com/GoogleCloudPlatform/cluster-toolkit/pull/1849"
+
+
+def _placement(root: dict[str, Any]) -> dict[str, Any]:
+    placement = root.get("placement")
+    return placement if isinstance(placement, dict) else {}
+
+
+def _gcp_compact(edit: Edit) -> bool:
+    """Either version is a GCP cluster under one COLLOCATED placement policy."""
+    return any(
+        _placement(root).get("provider") == "gcp"
+        and _placement(root).get("colocation", "cluster") == "cluster"
+        for root in (edit.old_root, edit.new_root)
+    )
+
+
+def _total(root: dict[str, Any]) -> int:
+    compute = root.get("compute")
+    if not isinstance(compute, dict):
+        return 0
+    nodes = compute.get("nodes")
+    total = nodes if isinstance(nodes, int) else 0
+    for group in compute.get("extra_groups") or []:
+        if isinstance(group, dict) and isinstance(group.get("nodes"), int):
+            total += group["nodes"]
+    return total
+
+
+def _gcp_replacement(edit: Edit) -> Verdict:
+    old, new = _total(edit.old_root), _total(edit.new_root)
+    return Impact.NODE_REPLACEMENT, (
+        f"the compact placement policy's vm_count is the node total ({old} -> {new}): "
+        "vm_count cannot change in place and a COLLOCATED policy places exactly vm_count VMs "
+        "created together, so the policy is replaced and every compute VM that references it "
+        f"is replaced with it (as Cluster Toolkit does, {PR_1849})"
+    )
+
+
+_IN_PLACE: dict[str, str] = {
+    "gcp": "node count: VMs are created or deleted one by one (no compact placement policy)",
+    "aws": "node count: new instances launch into the existing cluster placement group and "
+    "surplus ones are drained and terminated; AWS warns that instances added to a cluster "
+    "placement group later may fail with insufficient capacity",
+    "azure": "node count is the scale set's capacity, changed in place: VMs are added, or "
+    "surplus VMs are drained and deleted",
+    "onprem": "node count: new hosts are provisioned and join, or surplus hosts are drained",
+}
+
+
+def _provider(edit: Edit) -> str:
+    return str(_placement(edit.new_root).get("provider", ""))
+
+
+def node_count(edit: Edit) -> Verdict | None:
+    """A group's `nodes` changed: in place, except under a GCP compact placement policy."""
+    if _gcp_compact(edit) and _total(edit.old_root) != _total(edit.new_root):
+        return _gcp_replacement(edit)
+    reason = _IN_PLACE.get(_provider(edit))
+    return (Impact.IN_PLACE, reason) if reason is not None else None
+
+
+def group_added_removed(edit: Edit) -> Verdict | None:
+    """An extra node group added or removed: the others stay, except under GCP compact placement."""
+    if not edit.pattern.endswith("[]") or not (edit.added or edit.removed):
+        return None
+    if _gcp_compact(edit) and _total(edit.old_root) != _total(edit.new_root):
+        return _gcp_replacement(edit)
+    if edit.added:
+        return Impact.IN_PLACE, "a new node group joins; existing nodes are untouched"
+    return Impact.IN_PLACE, "the group's nodes are drained and removed; other groups are untouched"
