@@ -199,7 +199,10 @@ def select_files(
             out.excluded.append(path)
             continue
         before = len(out.non_blueprints)
-        found = [take(f, named=False) for f in _walk(path, excluder)]
+        inside = _walk(path, excluder)
+        if not inside:
+            expand_paths([path], prune=excluder.excluded)  # raises: no YAML file at all
+        found = [take(f, named=False) for f in inside]
         if not any(found):
             skipped = len(out.non_blueprints) - before
             raise UsageError(
