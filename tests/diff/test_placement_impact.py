@@ -139,3 +139,35 @@ def test_generated_gcp_program_puts_every_vm_under_one_policy_sized_to_the_total
         ]
         assert len(gpu_vms) == total
         assert {r.inputs["resourcePolicies"] for r in gpu_vms} == {f"https://mock/{policy.name}"}
+
+
+# --- colocation: the verdict agrees with what the generated program does --------------------
+
+
+def _generated(docs: D) -> dict[str, bytes]:
+    from archform.render.generate import build_files
+
+    files = build_files(load_text(dump(docs), "cluster.yaml"))
+    return {f.path: f.content for f in files if f.path != "resolved-blueprint.yaml"}
+
+
+@pytest.mark.parametrize("stem", [GCP, AWS, AZURE, ONPREM])
+@pytest.mark.parametrize(("old", "new"), [("cluster", "spread"), ("spread", "none")])
+def test_colocation_verdict_matches_the_generated_program(stem: str, old: str, new: str) -> None:
+    before, after = documents(stem), documents(stem)
+    before[0]["placement"]["colocation"] = old
+    after[0]["placement"]["colocation"] = new
+    report = diff_sets(load_text(dump(before), "old.yaml"), load_text(dump(after), "new.yaml"))
+    (change,) = [c for c in report.changes if c.path == "placement.colocation"]
+    unchanged = _generated(before) == _generated(after)
+    assert (change.impact is Impact.IN_PLACE) is unchanged, (change.impact, change.reason)
+    if not unchanged:
+        assert change.impact is Impact.NODE_REPLACEMENT
+
+
+def test_azure_colocation_change_says_nothing_changes() -> None:
+    change = _change(
+        AZURE, lambda d: d[0]["placement"].update(colocation="spread"), "placement.colocation"
+    )
+    assert change.impact is Impact.IN_PLACE
+    assert "single placement group" in change.reason

@@ -1,4 +1,4 @@
-"""Node-count changes judged by each provider's placement rules (TrainingCluster).
+"""Node-count and colocation changes judged by each provider's placement rules (TrainingCluster).
 
 Whether adding or removing nodes disturbs the nodes already running depends on the cloud's
 co-location primitive, as archform's generated program uses it:
@@ -111,3 +111,53 @@ def group_added_removed(edit: Edit) -> Verdict | None:
     if edit.added:
         return Impact.IN_PLACE, "a new node group joins; existing nodes are untouched"
     return Impact.IN_PLACE, "the group's nodes are drained and removed; other groups are untouched"
+
+
+def _collocated(root: dict[str, Any]) -> bool:
+    return _placement(root).get("colocation", "cluster") == "cluster"
+
+
+def _aws_group(root: dict[str, Any]) -> bool:
+    """The AWS program creates a cluster placement group (none for Capacity Blocks only)."""
+    compute = root.get("compute")
+    groups = [compute, *(compute.get("extra_groups") or [])] if isinstance(compute, dict) else []
+    return _collocated(root) and any(
+        isinstance(g, dict) and g.get("purchase") != "capacity_block" for g in groups
+    )
+
+
+def colocation(edit: Edit) -> Verdict | None:
+    """`placement.colocation` changed: what each provider's generated program does with it.
+
+    GCP creates its compact policy, and AWS its cluster placement group, only for
+    ``cluster``: a flip to or from ``cluster`` adds or removes it, and running VMs cannot
+    join or leave one (GCP: pulumi-gcp ``Instance.resource_policies`` recreates the
+    instance; AWS: an instance's placement group is chosen at launch); ``spread`` <->
+    ``none`` changes no resource. Azure's node group is always one scale set with
+    singlePlacementGroup=true and platformFaultDomainCount=1 (templates/pulumi/azure), and
+    on-prem placement is physical: the field changes nothing deployed there.
+    """
+    provider = _provider(edit)
+    flips = _collocated(edit.old_root) != _collocated(edit.new_root)
+    if provider == "gcp":
+        if flips:
+            return Impact.NODE_REPLACEMENT, (
+                "the compact placement policy is added or removed and every compute VM that "
+                f"references it is recreated ({PR_1849})"
+            )
+        return Impact.IN_PLACE, "no compact placement policy either way: nothing changes"
+    if provider == "aws":
+        if _aws_group(edit.old_root) != _aws_group(edit.new_root):
+            return Impact.NODE_REPLACEMENT, (
+                "the cluster placement group is added or removed; an instance's placement "
+                "group is fixed at launch: nodes are relaunched"
+            )
+        return Impact.IN_PLACE, "no placement group either way: nothing changes"
+    if provider == "azure":
+        return Impact.IN_PLACE, (
+            "archform's Azure node group is always one scale set with a single placement "
+            "group (InfiniBand needs it), whatever colocation says: nothing changes"
+        )
+    if provider == "onprem":
+        return Impact.IN_PLACE, "on-prem placement is physical: nothing archform deploys changes"
+    return None

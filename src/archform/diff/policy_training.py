@@ -108,6 +108,7 @@ TRAINING_RULES: tuple[Rule, ...] = (
         "placement.colocation",
         NODES,
         "running instances cannot join or leave a placement group: nodes are relaunched",
+        placement.colocation,
     ),
     Rule(
         _T,
