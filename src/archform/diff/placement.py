@@ -114,7 +114,7 @@ def group_added_removed(edit: Edit) -> Verdict | None:
 
 
 def _collocated(root: dict[str, Any]) -> bool:
-    return _placement(root).get("colocation", "cluster") == "cluster"
+    return bool(_placement(root).get("colocation", "cluster") == "cluster")
 
 
 def _aws_group(root: dict[str, Any]) -> bool:
