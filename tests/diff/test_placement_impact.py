@@ -171,3 +171,41 @@ def test_azure_colocation_change_says_nothing_changes() -> None:
     )
     assert change.impact is Impact.IN_PLACE
     assert "single placement group" in change.reason
+
+
+# --- GCP static addresses: numbered in group order ----------------------------------------
+
+
+def _gcp_two_groups(colocation: str, nodes: int, extra: int = 2) -> D:
+    docs = documents(GCP)
+    docs[0]["placement"]["colocation"] = colocation
+    docs[0]["compute"]["nodes"] = nodes
+    docs[0]["compute"]["extra_groups"] = [
+        {"name": "more", "nodes": extra, "instance_type": docs[0]["compute"]["instance_type"]}
+    ]
+    return docs
+
+
+def _addresses(docs: D) -> dict[str, list[str]]:
+    from archform.render.targets.gcp.training import settings
+
+    model = load_text(dump(docs), "cluster.yaml").documents[0].model
+    return {g.name: g.addresses for g in settings(model)[0]["GROUPS"]}
+
+
+def test_gcp_count_change_before_another_group_readdresses_it() -> None:
+    old, new = _gcp_two_groups("none", 16), _gcp_two_groups("none", 17)
+    assert _addresses(old)["more"] != _addresses(new)["more"]  # what the program does
+    report = diff_sets(load_text(dump(old), "old.yaml"), load_text(dump(new), "new.yaml"))
+    (change,) = report.changes
+    assert change.impact is Impact.NODE_REPLACEMENT
+    assert "static addresses of node group(s) more shift" in change.reason
+
+
+def test_gcp_count_change_of_the_last_group_keeps_the_others_in_place() -> None:
+    old, new = _gcp_two_groups("none", 16, 2), _gcp_two_groups("none", 16, 4)
+    assert _addresses(old)["gpu"] == _addresses(new)["gpu"]
+    report = diff_sets(load_text(dump(old), "old.yaml"), load_text(dump(new), "new.yaml"))
+    (change,) = report.changes
+    assert change.path == "compute.extra_groups[more].nodes"
+    assert change.impact is Impact.IN_PLACE

@@ -16,7 +16,10 @@ co-location primitive, as archform's generated program uses it:
   instance to recreate", and Cluster Toolkit forces the same replacement on purpose
   (https://github.com/GoogleCloudPlatform/cluster-toolkit/pull/1849, "Forces VMs to be
   replaced when placement policy is destroyed", 2023-10-18).
-  Without compact placement, VMs are created or deleted one by one.
+  Without compact placement, VMs are created or deleted one by one, except that archform
+  numbers the compute VMs' static addresses in group order (render/targets/gcp/training.py),
+  so a count change in one group shifts the addresses of the groups after it: their VMs
+  are stopped to take the new address (the program sets allow_stopping_for_update).
 - AWS: a cluster placement group (``aws.ec2.PlacementGroup``) has no size; new instances
   launch into the existing group and removed ones terminate alone. AWS warns that adding
   instances to a cluster placement group later raises the chance of an insufficient-capacity
@@ -94,10 +97,45 @@ def _provider(edit: Edit) -> str:
     return str(_placement(edit.new_root).get("provider", ""))
 
 
+def _gcp_starts(root: dict[str, Any]) -> dict[str, int]:
+    """Each node group's first static-address offset, in the order the GCP program numbers them."""
+    compute = root.get("compute")
+    if not isinstance(compute, dict):
+        return {}
+    groups = [{"name": compute.get("name", "gpu"), "nodes": compute.get("nodes")}]
+    groups += [g for g in compute.get("extra_groups") or [] if isinstance(g, dict)]
+    starts: dict[str, int] = {}
+    offset = 0
+    for group in groups:
+        starts[str(group.get("name"))] = offset
+        nodes = group.get("nodes")
+        offset += nodes if isinstance(nodes, int) else 0
+    return starts
+
+
+def _gcp_shifted(edit: Edit) -> list[str]:
+    """Node groups present in both versions whose addresses start elsewhere."""
+    if _provider(edit) != "gcp":
+        return []
+    old, new = _gcp_starts(edit.old_root), _gcp_starts(edit.new_root)
+    return [name for name in new if name in old and old[name] != new[name]]
+
+
+def _gcp_readdressed(shifted: list[str]) -> Verdict:
+    return Impact.NODE_REPLACEMENT, (
+        f"the static addresses of node group(s) {', '.join(shifted)} shift (GCP compute "
+        "addresses are numbered in group order): their VMs are stopped and readdressed, and "
+        "Slurm must learn the new addresses"
+    )
+
+
 def node_count(edit: Edit) -> Verdict | None:
     """A group's `nodes` changed: in place, except under a GCP compact placement policy."""
     if _gcp_compact(edit) and _total(edit.old_root) != _total(edit.new_root):
         return _gcp_replacement(edit)
+    shifted = _gcp_shifted(edit)
+    if shifted:
+        return _gcp_readdressed(shifted)
     reason = _IN_PLACE.get(_provider(edit))
     return (Impact.IN_PLACE, reason) if reason is not None else None
 
@@ -108,6 +146,9 @@ def group_added_removed(edit: Edit) -> Verdict | None:
         return None
     if _gcp_compact(edit) and _total(edit.old_root) != _total(edit.new_root):
         return _gcp_replacement(edit)
+    shifted = _gcp_shifted(edit)
+    if shifted:
+        return _gcp_readdressed(shifted)
     if edit.added:
         return Impact.IN_PLACE, "a new node group joins; existing nodes are untouched"
     return Impact.IN_PLACE, "the group's nodes are drained and removed; other groups are untouched"
