@@ -175,3 +175,20 @@ def test_repository_itself_lints_only_its_blueprints() -> None:
         force_exclude=True,
     )
     assert got.files == [BLUEPRINTS / "aws-p5-efa-fsx.yaml"]
+
+
+def test_a_named_folder_is_read_even_if_a_pattern_matches_it(tmp_path: Path) -> None:
+    """As ruff lints a path it is given: only what lies below the named folder is filtered."""
+    repo = _repo(tmp_path)
+    excluder = Excluder((*DEFAULT_EXCLUDE, "blueprints"), repo)
+    got = select_files([repo / "blueprints"], excluder)
+    assert len(got.files) == 2
+    with pytest.raises(UsageError, match="no blueprint in this folder"):
+        select_files([repo], excluder)  # below the named folder, the pattern prunes
+
+
+def test_a_file_named_twice_or_inside_a_named_folder_is_read_once(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    one = repo / "blueprints" / "aws-p5-efa-fsx.yaml"
+    got = select_files([one, repo / "blueprints", one], Excluder(DEFAULT_EXCLUDE, repo))
+    assert len(got.files) == 2

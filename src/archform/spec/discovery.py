@@ -25,6 +25,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from archform.spec.errors import UsageError
@@ -137,19 +138,26 @@ class Excluder:
                 compiled.append(("/" in pattern, _segment_regex(pattern)))
         object.__setattr__(self, "_compiled", tuple(compiled))
 
-    def excluded(self, path: Path) -> bool:
-        """The file, or a folder above it, matches a pattern."""
+    def excluded(self, path: Path, below: Path | None = None) -> bool:
+        """The file, or a folder above it (but below `below`, if given), matches a pattern.
+
+        `below` is a folder named on the command line: what it is itself does not count,
+        as ruff reads a path it is given.
+        """
         absolute = _absolute(path)
         try:
             parts = absolute.relative_to(self.root.resolve()).parts
         except ValueError:
             parts = absolute.parts[1:]
-        prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        skip = 0
+        if below is not None and absolute.is_relative_to(_absolute(below)):
+            skip = len(parts) - len(absolute.relative_to(_absolute(below)).parts)
+        prefixes = ["/".join(parts[: i + 1]) for i in range(skip, len(parts))]
         for anchored, regex in self._compiled:
             if anchored:
                 if any(regex.match(prefix) for prefix in prefixes):
                     return True
-            elif any(regex.match(part) for part in parts):
+            elif any(regex.match(part) for part in parts[skip:]):
                 return True
         return False
 
@@ -174,17 +182,20 @@ def select_files(
 ) -> Selection:
     """Blueprint files among `paths` (folders expanded), in the order given, each once."""
     out = Selection()
-    seen: set[Path] = set()
+    seen: dict[Path, bool] = {}  # file -> taken
 
-    def take(path: Path, named: bool) -> bool:
+    def take(path: Path, folder: Path | None) -> bool:
         key = _absolute(path)
-        if key in seen:
-            return False
-        seen.add(key)
-        if (not named or force_exclude) and excluder.excluded(path):
+        if key not in seen:
+            seen[key] = _keep(path, folder)
+        return seen[key]
+
+    def _keep(path: Path, folder: Path | None) -> bool:
+        filtered = folder is not None or force_exclude
+        if filtered and excluder.excluded(path, None if force_exclude else folder):
             out.excluded.append(path)
             return False
-        if (not named or force_exclude) and not is_blueprint_file(path):
+        if filtered and not is_blueprint_file(path):
             out.non_blueprints.append(path)
             return False
         out.files.append(path)
@@ -193,16 +204,18 @@ def select_files(
     for item in paths:
         path = Path(item)
         if not path.is_dir():
-            take(path, named=True)
+            take(path, None)
             continue
         if force_exclude and excluder.excluded(path):
             out.excluded.append(path)
             continue
         before = len(out.non_blueprints)
-        inside = _walk(path, excluder)
+        inside = expand_paths(
+            [path], prune=partial(excluder.excluded, below=path), allow_empty=True
+        )
         if not inside:
-            expand_paths([path], prune=excluder.excluded)  # raises: no YAML file at all
-        found = [take(f, named=False) for f in inside]
+            expand_paths([path])  # raises: no YAML file at all
+        found = [take(f, path) for f in inside]
         if not any(found):
             skipped = len(out.non_blueprints) - before
             raise UsageError(
@@ -213,11 +226,6 @@ def select_files(
                 "`kind: " + "|".join(MODELS) + "`",
             )
     return out
-
-
-def _walk(folder: Path, excluder: Excluder) -> list[Path]:
-    """YAML files under a folder; excluded folders are not entered."""
-    return expand_paths([folder], prune=excluder.excluded, allow_empty=True)
 
 
 def _files(n: int) -> str:
