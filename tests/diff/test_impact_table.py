@@ -69,6 +69,7 @@ def _delete(doc: int, path: str, index: int) -> Mutate:
 
 ONPREM = "onprem-h100-ib-lustre"
 AWS = "aws-p5-efa-fsx"
+GCP = "gcp-a3-mega-tcpxo"
 PLAT = "platform-two-tier"  # documents: 0 TrainingCluster, 1 InferenceFleet, 2 Platform
 INP, ROL, NOD, DAT, OUT = (
     Impact.IN_PLACE,
@@ -193,7 +194,8 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         INP,
     ),
     ("purchase-option", AWS, _set(0, "compute.purchase", "on_demand"), "compute.purchase", NOD),
-    ("colocation", AWS, _set(0, "placement.colocation", "spread"), "placement.colocation", NOD),
+    # (AWS capacity blocks have no placement group either way: tests/diff/test_placement_impact.py)
+    ("colocation", GCP, _set(0, "placement.colocation", "spread"), "placement.colocation", NOD),
     ("fabric-rails", ONPREM, _set(0, "fabric.rails", 4), "fabric.rails", NOD),
     ("fabric-gbps", ONPREM, _set(0, "fabric.gbps_per_node", 1600), "fabric.gbps_per_node", NOD),
     ("accounting", AWS, _set(0, "scheduler.accounting", False), "scheduler.accounting", ROL),

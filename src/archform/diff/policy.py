@@ -15,6 +15,8 @@ does to a running system. Classes, worst first:
   accounting, health checks, containers, slurm.conf; model server, model, autoscaling).
 - ``in place``: applied without disturbing anything running (node counts up or down, pool
   bounds, metadata, lint suppressions, traffic figures, access lists, workload facts).
+  Node counts follow each provider's placement rules (`placement.py`): under a GCP compact
+  placement policy a new node total replaces every compute VM.
 
 Patterns are spec paths with list keys erased: ``storage[].capacity_tib`` matches
 ``storage[datasets].capacity_tib``. A pattern matches its own path and everything below it;

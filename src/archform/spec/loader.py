@@ -75,14 +75,19 @@ def load_paths(paths: Iterable[Path | str]) -> BlueprintSet:
 
 
 def expand_paths(
-    paths: Iterable[Path | str], on_skip: Callable[[str], None] | None = None
+    paths: Iterable[Path | str],
+    on_skip: Callable[[str], None] | None = None,
+    *,
+    prune: Callable[[Path], bool] | None = None,
+    allow_empty: bool = False,
 ) -> list[Path]:
     """Files as given; folders expanded to their *.yaml/*.yml files, sorted.
 
     Inside a folder, symlinks are not followed out of it: a linked file whose target lies
     outside the folder, and every linked folder, is skipped and named (never read, so
-    nothing of its content can reach an error message or a CI log). A folder without any
-    blueprint file is an error: nothing would be checked.
+    nothing of its content can reach an error message or a CI log). Sub-folders for which
+    `prune` is true are not entered. A folder without any YAML file is an error (nothing
+    would be checked) unless `allow_empty`.
     """
     note = on_skip or _note
     out: list[Path] = []
@@ -95,6 +100,8 @@ def expand_paths(
         found: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(path):
             base = Path(dirpath)
+            if prune is not None:
+                dirnames[:] = [d for d in dirnames if not prune(base / d)]
             for name in sorted(dirnames):
                 if (base / name).is_symlink():
                     note(f"note: {base / name}: symlinked folder not followed")
@@ -110,7 +117,7 @@ def expand_paths(
                 if candidate.is_file():
                     found.append(candidate)
         found = _unique(found)
-        if not found:
+        if not found and not allow_empty:
             raise UsageError(
                 f"{path}: no blueprint files (*.yaml, *.yml) in this folder; nothing was checked",
                 "pass the folder that holds the blueprints, or the files themselves",
