@@ -389,8 +389,9 @@ def test_kubernetes_minor_upgrade_replaces_nodes() -> None:
     """1.35 -> 1.36: the bundled fleet is on the newest minor archform has add-on releases
     for (spec/data/addons.yaml), so the upgrade starts from a copy one minor older."""
     new_text = (BLUEPRINTS / f"{PLAT}.yaml").read_text("utf-8")
-    assert new_text.count('kubernetes: {version: "1.36"') == 1
-    old_text = new_text.replace('kubernetes: {version: "1.36"', 'kubernetes: {version: "1.35"')
+    line = 'kubernetes:\n  version: "1.36"'
+    assert new_text.count(line) == 1
+    old_text = new_text.replace(line, line.replace("1.36", "1.35"))
     report = diff_sets(load_text(old_text, "old.yaml"), load_text(new_text, "new.yaml"))
     found = {c.path: c for c in report.changes}
     assert "kubernetes.version" in found, sorted(found)

@@ -157,6 +157,13 @@ RULES: tuple[Rule, ...] = (
         INPLACE,
         "routes to the deployer's ranges (or the public endpoint's access list) change in place",
     ),
+    Rule(
+        _F,
+        "kubernetes.maintenance_window",
+        INPLACE,
+        "the weekly window is updated in place (GKE maintenance_policy, AKS "
+        "maintenanceConfigurations): it only moves when future upgrades may start",
+    ),
     # Platform
     Rule(_P, "training", ROLL, "the promotion pipeline is rewired to another training cluster"),
     Rule(
