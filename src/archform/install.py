@@ -189,3 +189,12 @@ def collections_hint(install: Install | None = None) -> str:
         "ansible-galaxy collection install ansible.posix community.general "
         "(or set ARCHFORM_COLLECTIONS_PATH to a folder holding them)"
     )
+
+
+def slurm_hint(env: str, install: Install | None = None) -> str:
+    """How to get Slurm parsers for the slurm check (system packages, not a pip extra)."""
+    inst = install if install is not None else detect()
+    build = ""
+    if inst.kind == "clone" and inst.tree is not None:
+        build = f", run {shlex.quote(str(inst.tree / 'scripts' / 'build-slurm.sh'))} VERSION"
+    return f"apt-get install slurmctld slurm-client{build}, or set {env} to a Slurm prefix"
