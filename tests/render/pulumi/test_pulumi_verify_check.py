@@ -57,7 +57,9 @@ def test_missing_provider_sdk_is_skipped_with_the_extra(tmp_path: Path) -> None:
     req.write_text(req.read_text("utf-8") + "pulumi-notacloud==1.0\n")
     (result,) = CHECK.run(root)
     assert result.status == "skipped"
-    assert "pulumi_notacloud" in result.detail and "archform[" in result.detail
+    from archform.install import extra_hint
+
+    assert "pulumi_notacloud" in result.detail and extra_hint("all") in result.detail
 
 
 def test_verify_cli_reports_the_check(tmp_path: Path) -> None:
