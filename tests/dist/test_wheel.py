@@ -25,6 +25,7 @@ TAG = "v1.2.3"
 VERSION = "1.2.3"
 # archform's own data outside the Python package: shipped under archform/_bundled/.
 BUNDLED = ("templates", "blueprints")
+FLEET = "inference-h100-single-region"
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +178,19 @@ def test_wheel_in_a_fresh_venv_prints_the_tag_version_and_generates(
             )
         )
         assert (work / f"out-{preset}" / "resolved-blueprint.yaml").is_file()
+    # the other commands a base install has: each runs from the wheel alone
+    ok(run([str(archform), "init", "--preset", FLEET, "-o", "fleet.yaml"], cwd=work, env=env))
+    for args in (
+        ["validate", "aws-p5-efa-fsx.yaml", "fleet.yaml"],
+        ["estimate", "fleet.yaml"],
+        ["diff", "aws-p5-efa-fsx.yaml", "aws-p5-efa-fsx.yaml"],
+        ["diagram", "aws-p5-efa-fsx.yaml", "--format", "mermaid"],
+        ["schema"],
+        ["rules"],
+        ["rule", "TRN001"],
+    ):
+        out = ok(run([str(archform), *args], cwd=work, env=env))
+        assert out.stdout.strip(), args
     # a hint from this copy names pip with this venv's interpreter and the wheel it came from
     plan = run([str(archform), "plan", "aws-p5-efa-fsx.yaml"], cwd=work, env=env)
     assert plan.returncode == 2, plan.stderr
