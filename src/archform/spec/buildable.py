@@ -193,7 +193,9 @@ def _ranges(
         return
     found = blocks()
     for first, second in overlap_pairs(found, found, lambda b: checker.written(b.field)):
-        checker.add(second.field, *overlap_text(first, second, ""))
+        at = checker.written(first.field)
+        where = f"line {at[1]}" if len(at) > 1 else "default"
+        checker.add(second.field, *overlap_text(first, second, where))
 
 
 def overlap_pairs(

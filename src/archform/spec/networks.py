@@ -264,15 +264,15 @@ def overlapping(
 ) -> Iterator[tuple[Block, Block]]:
     """Pairs of overlapping ranges: within `blocks`, or between `blocks` and `others`.
 
-    Ranges carved from one field are disjoint by construction and two external ranges are
-    not archform's to place, so neither kind of pair is compared.
+    Ranges carved from one field of one document are disjoint by construction and two
+    external ranges are not archform's to place, so neither kind of pair is compared.
     """
     if others is None:
-        pairs = ((a, b) for j, b in enumerate(blocks) for a in blocks[:j])
+        pairs = ((a, b) for j, b in enumerate(blocks) for a in blocks[:j] if a.field != b.field)
     else:
         pairs = ((a, b) for a in blocks for b in others)
     for a, b in pairs:
-        if a.field == b.field or (a.external and b.external):
+        if a.external and b.external:
             continue
         if a.net.overlaps(b.net):
             yield a, b
@@ -302,7 +302,7 @@ def training_size_problems(cluster: TrainingCluster, catalog: Catalog) -> list[S
             out.append(
                 SizeProblem(
                     (*NET, name),
-                    f"{name} applies to {' and '.join(providers)} clusters only",
+                    f"applies to {' and '.join(providers)} clusters only",
                     f"remove it: {why}",
                 )
             )
@@ -340,7 +340,7 @@ def fleet_size_problems(fleet: InferenceFleet) -> list[SizeProblem]:
             out.append(
                 SizeProblem(
                     (*NET, name),
-                    f"{name} applies to {' and '.join(providers)} fleets only",
+                    f"applies to {' and '.join(providers)} fleets only",
                     f"remove it: {why}",
                 )
             )
