@@ -148,7 +148,9 @@ def _path(field: str) -> str:
     return field if "." in field else f"placement.network.{field}"
 
 
-@pytest.mark.parametrize(("text", "second", "first"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("text", "second", "first"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_validate_refuses_overlapping_pair_at_its_line(text: str, second: str, first: str) -> None:
     with pytest.raises(SpecError) as info:
         load_text(text, "b.yaml")

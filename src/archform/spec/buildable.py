@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.deployer import check_deployer
+from archform.spec.errors import SpecProblem
 from archform.spec.networks import (
     Block,
     SizeProblem,
@@ -26,7 +27,6 @@ from archform.spec.networks import (
     training_blocks,
     training_size_problems,
 )
-from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
 from archform.spec.release import split_source
 from archform.spec.source import SourceMap
@@ -105,7 +105,9 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
                 prefer="key",
             )
     _network(checker, cluster)
-    _ranges(checker, training_size_problems(cluster, catalog), lambda: training_blocks(cluster, catalog))
+    _ranges(
+        checker, training_size_problems(cluster, catalog), lambda: training_blocks(cluster, catalog)
+    )
     _lustre(checker, catalog, cluster)
     if provider == "azure":
         limit = catalog.limits.azure_scale_set_max_vms
@@ -183,9 +185,7 @@ def _network(checker: _Checker, cluster: TrainingCluster) -> None:
         )
 
 
-def _ranges(
-    checker: _Checker, sizes: list[SizeProblem], blocks: Callable[[], list[Block]]
-) -> None:
+def _ranges(checker: _Checker, sizes: list[SizeProblem], blocks: Callable[[], list[Block]]) -> None:
     """Blocks too small or set where unused; else every overlapping pair of ranges."""
     for p in sizes:
         checker.add(p.field, p.message, p.hint)
@@ -203,9 +203,11 @@ def overlap_pairs(
     others: list[Block] | None,
     position: Callable[[Block], tuple[int, ...]],
 ) -> list[tuple[Block, Block]]:
-    """Each overlapping pair as (first, second), second the one written later (a range
-    left at its default counts as written first, so the error lands on what the user
-    wrote); one pair per two fields."""
+    """Each overlapping pair as (first, second), one pair per two fields.
+
+    The second is the one written later; a range left at its default counts as written
+    first, so the error lands on what the user wrote.
+    """
     pairs = overlapping(blocks, None if others is blocks else others)
     seen: set[tuple[object, object]] = set()
     out = []

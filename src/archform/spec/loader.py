@@ -280,9 +280,11 @@ def _check_platform(
 def _check_platform_networks(
     model: Platform, names: dict[str, Document], order: dict[int, int]
 ) -> list[SpecProblem]:
-    """The two tiers of a Platform are one architecture: its networks are connected (the
-    deployer's network, the registry path, promotion), so no network either tier creates
-    may overlap one of the other's (spec.networks, the routable ranges)."""
+    """No network one tier of a Platform creates may overlap one of the other tier's.
+
+    The two tiers are one architecture, connected through the deployer's network, the
+    registry and promotion (spec.networks: the routable ranges).
+    """
     from archform.spec.networks import fleet_blocks, training_blocks
 
     train, fleet = names.get(model.training), names.get(model.inference)

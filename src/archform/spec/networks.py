@@ -4,20 +4,22 @@ The renderers build their networks from these layouts and nothing else, and vali
 refuses any two ranges that overlap, at the field that determined the second one, so what
 validate passed is what the generated programs create.
 
-Why overlap is refused:
-- GCP: a VM's network interfaces must sit in subnets whose ranges do not overlap (Compute
-  Engine refuses the instance; https://cloud.google.com/vpc/docs/multiple-interfaces-concepts,
-  "the primary internal IP ranges of the subnets ... must not overlap"), and the private
-  services access range must not overlap any subnet of the peered VPC
-  (https://cloud.google.com/vpc/docs/configure-private-services-access).
-- GKE: the control plane /28 must not overlap any range in the VPC
-  (https://cloud.google.com/kubernetes-engine/docs/how-to/legacy/network-isolation).
-- EKS: the Service range must not overlap the VPC, lie in RFC 1918 space and be /24 to /12
+Why overlap is refused (read 2026-12-02):
+- GCP: "A network interface must connect to a subnet that has an IP address range that does
+  not overlap with the IP address range of another interface on the same instance"
+  (https://cloud.google.com/vpc/docs/create-use-multiple-interfaces): the system, GPU and
+  RDMA subnets of one node are pairwise disjoint. The private services access range and a
+  GKE control plane /28 live in networks peered with the VPC, and peered networks cannot
+  share subnet ranges (https://cloud.google.com/vpc/docs/vpc-peering).
+- EKS: the Service range "doesn't overlap with any CIDR block assigned to the VPC", lies in
+  RFC 1918 space and is /24 to /12; unset, EKS picks 10.100.0.0/16 or 172.20.0.0/16
   (https://docs.aws.amazon.com/eks/latest/APIReference/API_KubernetesNetworkConfigRequest.html).
-- AKS (Azure CNI overlay): pod and Service ranges must not overlap the VNet or each other
-  (https://learn.microsoft.com/azure/aks/azure-cni-overlay).
+- AKS (Azure CNI overlay): pods take a private range "logically different from the VNet",
+  which "can be reused in different AKS clusters"
+  (https://learn.microsoft.com/azure/aks/azure-cni-overlay): the pod and Service ranges
+  must stay clear of the VNets, each other and the deployer, not of other clusters' ones.
 - Networks connected to the deployer's (transit gateway, peering, NCC) cannot share
-  addresses with it.
+  addresses with it, and a Platform's two tiers are connected through it.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Block:
 
     @property
     def net(self) -> ipaddress.IPv4Network:
+        """The range as a network object."""
         return ipaddress.IPv4Network(self.cidr)
 
 

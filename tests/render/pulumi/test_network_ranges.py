@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pulumi_cases import CLOUD_CLUSTERS, IDS
 
 import support
 from archform.render.generate import build_files
@@ -28,8 +29,6 @@ from archform.render.writer import write_tree
 from archform.spec import load_text
 from support import BLUEPRINTS
 from support.fleet_cases import fleet_cases
-
-from pulumi_cases import CLOUD_CLUSTERS, IDS
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -129,12 +128,16 @@ def test_bundled_training_programs_create_disjoint_ranges(
     assert overlaps(run) == []
 
 
-CT_STYLE = (BLUEPRINTS / "gcp-a3-mega-tcpxo.yaml").read_text("utf-8").replace(
-    "  zones: [us-central1-a]\n",
-    # Cluster Toolkit's a3mega-slurm-blueprint.yaml: vars.sys_net_range 172.16.0.0/16
-    # (github.com/GoogleCloudPlatform/cluster-toolkit, examples/machine-learning/
-    # a3-megagpu-8g, read 2026-12-02).
-    "  zones: [us-central1-a]\n  network:\n    cidr: 172.16.0.0/16\n",
+CT_STYLE = (
+    (BLUEPRINTS / "gcp-a3-mega-tcpxo.yaml")
+    .read_text("utf-8")
+    .replace(
+        "  zones: [us-central1-a]\n",
+        # Cluster Toolkit's a3mega-slurm-blueprint.yaml: vars.sys_net_range 172.16.0.0/16
+        # (github.com/GoogleCloudPlatform/cluster-toolkit, examples/machine-learning/
+        # a3-megagpu-8g, read 2026-12-02).
+        "  zones: [us-central1-a]\n  network:\n    cidr: 172.16.0.0/16\n",
+    )
 )
 
 

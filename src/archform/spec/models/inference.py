@@ -21,8 +21,10 @@ from archform.spec.models.common import (
 
 
 class FleetNetwork(Strict):
-    """Every range the fleet's networks use; validate refuses any two that overlap
-    (spec/networks.py). Defaults that are None depend on the provider."""
+    """Every range the fleet's networks use; validate refuses any two that overlap.
+
+    See spec/networks.py. Defaults that are None depend on the provider.
+    """
 
     cidr: Ipv4Cidr = Field(
         default="10.100.0.0/14",

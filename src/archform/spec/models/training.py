@@ -32,10 +32,12 @@ Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
 
 
 class Network(Strict):
-    """The cluster's networks: the VPC/VNet created from `cidr` (or existing ids reused) and,
-    on GCP, the GPU VPCs and the private services access range. Every range archform
+    """The cluster's networks: the VPC/VNet from `cidr` (or existing ids reused) and more.
+
+    On GCP also the GPU VPCs and the private services access range. Every range archform
     carves comes from one of these fields; validate refuses any two that overlap
-    (spec/networks.py)."""
+    (spec/networks.py).
+    """
 
     cidr: Ipv4Cidr = Field(
         default="10.42.0.0/16",

@@ -81,8 +81,11 @@ class FilestoreShare:
 
 
 def gpu_networks(machine_type: str, network: Network | None = None) -> GpuNetworks:
-    """Extra VPCs a machine type needs (catalog facts: gVNIC GPU VPCs, RDMA subnets, MTU),
-    their subnets carved from placement.network.gpu_cidr and rdma_cidr (spec.networks)."""
+    """Extra VPCs a machine type needs (catalog facts) and their subnets.
+
+    gVNIC GPU VPCs, RDMA subnets and MTU come from the catalog; the subnets are carved from
+    placement.network.gpu_cidr and rdma_cidr (spec.networks).
+    """
     net = network or Network()
     mtu, gvnic, rdma = gpu_network(load_catalog(), machine_type)
     return GpuNetworks(
