@@ -263,7 +263,7 @@ def test_validate_refuses_gcp_only_training_fields_elsewhere(cloud: str) -> None
     text = (BLUEPRINTS / f"{stem}.yaml").read_text("utf-8")
     marker = "placement:\n"
     head, tail = text.split(marker, 1)
-    text = f"{head}{marker}  network:\n    gpu_cidr: 10.64.0.0/16\n{tail}"
+    text = f"{head}{marker}  network:\n    gpu_cidr: 10.80.0.0/16\n{tail}"
     with pytest.raises(SpecError) as info:
         load_text(text, "b.yaml")
     p = info.value.problems[0]
@@ -273,3 +273,10 @@ def test_validate_refuses_gcp_only_training_fields_elsewhere(cloud: str) -> None
 def test_bundled_blueprints_validate_with_default_ranges() -> None:
     """Every bundled blueprint, with the defaults, loads: the defaults never overlap."""
     load_paths(sorted(BLUEPRINTS.glob("*.yaml")))
+
+
+def test_resolved_defaults_of_other_providers_reload() -> None:
+    """The resolved blueprint writes every default (gpu_cidr on AWS too): it loads again."""
+    text = (BLUEPRINTS / "aws-p5-efa-fsx.yaml").read_text("utf-8")
+    head, tail = text.split("placement:\n", 1)
+    load_text(f"{head}placement:\n  network:\n    gpu_cidr: 10.64.0.0/16\n{tail}", "r.yaml")

@@ -28,7 +28,7 @@ import ipaddress
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog
 from archform.spec.paths import Loc
@@ -290,8 +290,10 @@ class SizeProblem:
     hint: str
 
 
-def _explicit(model: object, name: str) -> bool:
-    return name in getattr(model, "model_fields_set", set())
+def _explicit(model: Any, name: str) -> bool:
+    """Set to something other than its default (the resolved blueprint writes defaults)."""
+    default = type(model).model_fields[name].default
+    return name in model.model_fields_set and getattr(model, name) != default
 
 
 def training_size_problems(cluster: TrainingCluster, catalog: Catalog) -> list[SizeProblem]:
