@@ -77,6 +77,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(_F, "placement.regions", OUTAGE, "regions changed", refine.fleet_regions),
     Rule(_F, "placement.region", OUTAGE, "regions changed", refine.fleet_regions),
+    Rule(
+        _F,
+        "placement.network",
+        OUTAGE,
+        "a VPC/VNet, subnet, Service or pod range cannot change in place: each region's "
+        "network and cluster are recreated",
+    ),
     Rule(_F, "model", ROLL, "model servers load the new weights: pods roll one at a time"),
     Rule(_F, "server", ROLL, "the model-server deployment changes: pods roll one at a time"),
     Rule(

@@ -245,7 +245,6 @@ def region_stack(r: dict) -> dict:
               if peered else {"enable_private_cluster": True})
     # The blueprint's VNet address space (nodes in the first half, private endpoints after).
     cidr = r["vpc_cidr"]
-    octet = cidr.split(".")[1]
     vnet = azure.network.VirtualNetwork(
         f"{key}-vnet", resource_group_name=rg.name, location=region,
         address_space={"address_prefixes": [cidr]}, tags=TAGS,
@@ -253,10 +252,10 @@ def region_stack(r: dict) -> dict:
     path = deployer_peering(r, rg, vnet)
     nodes = azure.network.Subnet(f"{key}-nodes", resource_group_name=rg.name,
                                  virtual_network_name=vnet.name, subnet_name="nodes",
-                                 address_prefix=f"10.{octet}.0.0/17")
+                                 address_prefix=r["nodes_cidr"])
     endpoints = azure.network.Subnet(f"{key}-endpoints", resource_group_name=rg.name,
                                      virtual_network_name=vnet.name, subnet_name="endpoints",
-                                     address_prefix=f"10.{octet}.128.0/24",
+                                     address_prefix=r["endpoints_cidr"],
                                      opts=pulumi.ResourceOptions(depends_on=[nodes]))
     cluster = azure.containerservice.ManagedCluster(
         f"{key}-aks", resource_group_name=rg.name, location=region, resource_name_=r["cluster"],
@@ -267,13 +266,14 @@ def region_stack(r: dict) -> dict:
         security_profile={"workload_identity": {"enabled": True}},
         disable_local_accounts=True,
         api_server_access_profile=access,
-        # Pod and Service ranges outside 10.0.0.0/8, where the VNets and deployers live.
+        # Pod and Service ranges from placement.network (spec.networks, overlap-checked).
         # Cilium (Azure CNI Powered by Cilium, overlay) enforces the fleet's NetworkPolicies
         # (https://learn.microsoft.com/azure/aks/azure-cni-powered-by-cilium).
         network_profile={"network_plugin": "azure", "network_plugin_mode": "overlay",
                          "network_dataplane": "cilium", "network_policy": "cilium",
-                         "load_balancer_sku": "standard", "pod_cidr": "172.31.0.0/16",
-                         "service_cidr": "172.30.0.0/16", "dns_service_ip": "172.30.0.10"},
+                         "load_balancer_sku": "standard", "pod_cidr": FLEET["pod_cidr"],
+                         "service_cidr": FLEET["service_cidr"],
+                         "dns_service_ip": FLEET["dns_service_ip"]},
         agent_pool_profiles=[{
             "name": "system", "mode": "System", "vm_size": system["instance"], "os_type": "Linux",
             "count": system["nodes"], "enable_auto_scaling": True, "min_count": system["nodes"],
