@@ -38,17 +38,21 @@ placement:
   regions: [{regions}]
   network:
 {network}
-model: {{name: m, params: 8e9, source: "{source}"}}
+model: {{name: m, params: 8e9, source: "{source}"{account}}}
 server: {{kind: vllm}}
 gpu_pool: {{instance_type: {gpu}, min_nodes_per_region: 1, max_nodes_per_region: 2}}
 {extra}"""
 
 FLEETS = {
-    "aws": dict(regions="us-east-1", source="s3://b/m/v1/", gpu="g5.12xlarge"),
-    "gcp": dict(regions="us-central1, europe-west4", source="gs://b/m/v1/", gpu="g2-standard-24"),
+    "aws": dict(regions="us-east-1", source="s3://b/m/v1/", gpu="g5.12xlarge", account=""),
+    "gcp": dict(
+        regions="us-central1, europe-west4", source="gs://b/m/v1/", gpu="g2-standard-24", account=""
+    ),
     "azure": dict(
         regions="eastus",
         source="https://acct.blob.core.windows.net/b/m/v1/",
+        account=", source_account_id: /subscriptions/00000000-0000-0000-0000-000000000000"
+        "/resourceGroups/m/providers/Microsoft.Storage/storageAccounts/acct",
         gpu="Standard_NV72ads_A10_v5",
     ),
 }
