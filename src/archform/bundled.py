@@ -30,3 +30,31 @@ def blueprints_dir() -> Path:
 def presets() -> dict[str, Path]:
     """Preset name (file stem) -> bundled blueprint path."""
     return {p.stem: p for p in sorted(blueprints_dir().glob("*.yaml"))}
+
+
+def preset_summary(path: Path) -> tuple[str, str]:
+    """(kinds, first sentence of the header comment) of a bundled blueprint.
+
+    The header comment is the paragraph after the `$schema` modeline; every bundled blueprint
+    opens with one, and its first sentence says what the blueprint builds. Kinds are those of
+    every document in the file, in order ("TrainingCluster+InferenceFleet+Platform").
+    """
+    lines = path.read_text("utf-8").splitlines()
+    kinds = [line.partition(":")[2].strip() for line in lines if line.startswith("kind:")]
+    words: list[str] = []
+    for line in lines:
+        if not line.startswith("#"):
+            if words:
+                break
+            continue
+        text = line.lstrip("#").strip()
+        if "yaml-language-server" in text:
+            continue
+        if not text:
+            if words:
+                break
+            continue
+        words.extend(text.split())
+    prose = " ".join(words)
+    end = prose.find(". ")
+    return "+".join(dict.fromkeys(kinds)), prose if end < 0 else prose[: end + 1]

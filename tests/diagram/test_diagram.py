@@ -168,3 +168,31 @@ def test_cli_writes_file_and_rejects_bad_input(tmp_path: Path) -> None:
     bad.write_text("version: 1\nkind: Nope\n", "utf-8")
     result = run_cli(["diagram", str(bad)])
     assert result.returncode == 2 and "bad.yaml:" in result.stderr
+
+
+def test_each_node_group_is_drawn_with_its_own_fabric_bandwidth() -> None:
+    # The bundled p5 cluster with a p4d group (EFA at 400 Gbps) and a CPU debug group
+    # (m6i: no EFA, 12.5 Gbps Ethernet) beside the 16 x p5.48xlarge (EFA at 3200 Gbps).
+    text = (BLUEPRINTS / "aws-p5-efa-fsx.yaml").read_text("utf-8")
+    anchor = (
+        "  purchase: capacity_block     # EC2 Capacity Blocks for ML: reserved, never interrupted\n"
+    )
+    assert anchor in text
+    extra = (
+        "  extra_groups:\n"
+        "    - {name: old, nodes: 2, instance_type: p4d.24xlarge}\n"
+        "    - {name: debug, nodes: 1, instance_type: m6i.2xlarge}\n"
+    )
+    chart = parse(to_mermaid(build(load_text(text.replace(anchor, anchor + extra), "mixed.yaml"))))
+    nodes = {i: decode(lbl).split("\n")[0] for i, (_, lbl) in chart.nodes.items()}
+    (fabric,) = [i for i, first in nodes.items() if first == "fabric: efa"]
+    links = {
+        nodes[src].split(":")[0]: (arrow, decode(label or ""))
+        for src, arrow, label, dst in chart.edges
+        if dst == fabric
+    }
+    assert links == {
+        "gpu": ("==>", "3200 Gbps"),
+        "old": ("==>", "400 Gbps"),
+        "debug": ("-->", "ethernet 12.5 Gbps"),
+    }

@@ -69,6 +69,7 @@ def _delete(doc: int, path: str, index: int) -> Mutate:
 
 ONPREM = "onprem-h100-ib-lustre"
 AWS = "aws-p5-efa-fsx"
+GCP = "gcp-a3-mega-tcpxo"
 PLAT = "platform-two-tier"  # documents: 0 TrainingCluster, 1 InferenceFleet, 2 Platform
 INP, ROL, NOD, DAT, OUT = (
     Impact.IN_PLACE,
@@ -193,7 +194,8 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         INP,
     ),
     ("purchase-option", AWS, _set(0, "compute.purchase", "on_demand"), "compute.purchase", NOD),
-    ("colocation", AWS, _set(0, "placement.colocation", "spread"), "placement.colocation", NOD),
+    # (AWS capacity blocks have no placement group either way: tests/diff/test_placement_impact.py)
+    ("colocation", GCP, _set(0, "placement.colocation", "spread"), "placement.colocation", NOD),
     ("fabric-rails", ONPREM, _set(0, "fabric.rails", 4), "fabric.rails", NOD),
     ("fabric-gbps", ONPREM, _set(0, "fabric.gbps_per_node", 1600), "fabric.gbps_per_node", NOD),
     ("accounting", AWS, _set(0, "scheduler.accounting", False), "scheduler.accounting", ROL),
@@ -387,8 +389,9 @@ def test_kubernetes_minor_upgrade_replaces_nodes() -> None:
     """1.35 -> 1.36: the bundled fleet is on the newest minor archform has add-on releases
     for (spec/data/addons.yaml), so the upgrade starts from a copy one minor older."""
     new_text = (BLUEPRINTS / f"{PLAT}.yaml").read_text("utf-8")
-    assert new_text.count('kubernetes: {version: "1.36"') == 1
-    old_text = new_text.replace('kubernetes: {version: "1.36"', 'kubernetes: {version: "1.35"')
+    line = 'kubernetes:\n  version: "1.36"'
+    assert new_text.count(line) == 1
+    old_text = new_text.replace(line, line.replace("1.36", "1.35"))
     report = diff_sets(load_text(old_text, "old.yaml"), load_text(new_text, "new.yaml"))
     found = {c.path: c for c in report.changes}
     assert "kubernetes.version" in found, sorted(found)

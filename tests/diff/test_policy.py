@@ -104,3 +104,20 @@ def test_impact_parse_accepts_cli_and_human_spellings() -> None:
     assert Impact.CLUSTER_WIDE_OUTAGE.label == "cluster-wide outage"
     with pytest.raises(ValueError, match="choose one of"):
         Impact.parse("catastrophic")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "placement.network.cidr",
+        "placement.network.service_cidr",
+        "placement.network.pod_cidr",
+        "placement.network.control_plane_cidr",
+    ],
+)
+def test_fleet_network_range_change_is_an_outage(path: str) -> None:
+    """Subnets, Service and pod ranges are fixed at creation (EKS serviceIpv4Cidr: "Update
+    requires: Replacement"): a new range recreates each region's network and cluster."""
+    rule = lookup("InferenceFleet", path)
+    assert rule is not None and rule.pattern == "placement.network", rule
+    assert rule.impact is Impact.CLUSTER_WIDE_OUTAGE

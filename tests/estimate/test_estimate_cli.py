@@ -140,3 +140,17 @@ def test_no_fleet_is_a_usage_error(tmp_path) -> None:
     path.write_text(text)
     proc = support.run_cli(["estimate", str(path)])
     assert proc.returncode == 2 and "InferenceFleet" in proc.stderr
+
+
+def test_single_stream_rate_is_per_replica_not_per_gpu() -> None:
+    # One stream runs on every GPU of its tensor-parallel replica: with TP=4 its decode rate
+    # is the replica's, four times the per-GPU share the text used to print as "single stream".
+    [est] = _json(str(H100))
+    cap = est["capacity"]
+    assert est["tensor_parallel"] == 4 == cap["replica_gpus"]
+    assert cap["tokens_per_stream"] == pytest.approx(cap["tokens_per_gpu_single"] * 4, abs=0.02)
+    assert cap["tokens_per_replica_knee"] == pytest.approx(cap["tokens_per_gpu_knee"] * 4, abs=0.02)
+    text = support.run_cli(["estimate", str(H100)]).stdout
+    assert f"one stream decodes at {cap['tokens_per_stream']:.0f} tok/s on a replica" in text
+    assert f"({cap['tokens_per_replica_knee']:,.0f} tok/s per replica of 4 GPUs)" in text
+    assert "tok/s single stream" not in text

@@ -12,9 +12,11 @@ def test_pre_commit_hooks() -> None:
     ids = {h["id"]: h for h in hooks}
     assert set(ids) == {"archform-lint", "archform-validate"}
     for hook in hooks:
-        assert {"id", "name", "entry", "language", "files"} <= set(hook)
-        assert hook["entry"].startswith("archform ")
-    assert run_cli([*ids["archform-lint"]["entry"].split()[1:], "--help"]).returncode == 0
+        assert {"id", "name", "entry", "language", "types"} <= set(hook)
+        assert hook["types"] == ["yaml"]
+        # every staged YAML file is passed: non-blueprints must be skipped, not errors
+        assert hook["entry"].startswith("archform ") and "--force-exclude" in hook["entry"]
+        assert run_cli([*hook["entry"].split()[1:], "--help"]).returncode == 0
 
 
 def test_workflow_uses_the_action() -> None:

@@ -76,7 +76,9 @@ def test_one_entry_in_a_catalog_copy_is_enough(tmp_path: Path, suffix: str) -> N
     assert gen.returncode == 0, gen.stderr
     settings = (tmp_path / "out" / "newtype" / "pulumi" / "settings.py").read_text()
     assert "'mtu': 8244" in settings or '"mtu": 8244' in settings
-    assert settings.count("172.16.") == 8 * 2  # 8 GPU VPCs, in GPU_NETWORKS and the group
+    # 8 GPU VPCs carved from placement.network.gpu_cidr (default 10.64.0.0/16), in
+    # GPU_NETWORKS and the group
+    assert settings.count("'10.64.") == 8 * 2
     resolved = (tmp_path / "out" / "resolved-blueprint.yaml").read_text()
     assert "per_node: 4" in resolved and "kind: gpudirect_tcpxo" in resolved
     manifests = "".join(

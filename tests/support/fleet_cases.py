@@ -102,6 +102,12 @@ def variant(raw: dict, provider: str) -> dict:
     host = "corpmodels.blob.core.windows.net/registry" if provider == "azure" else "corp-models"
     out["model"]["source"] = f"{spec['scheme']}://{host}/{path}"
     out["model"]["source_region"] = regions[0]
+    out["model"].pop("source_account_id", None)
+    if provider == "azure":
+        out["model"]["source_account_id"] = (
+            "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/models"
+            "/providers/Microsoft.Storage/storageAccounts/corpmodels"
+        )
     out["name"] = f"{raw['name']}-{provider}"[:39]
     deployer = (out.get("kubernetes") or {}).get("deployer")
     if deployer and deployer.get("network"):

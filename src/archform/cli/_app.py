@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "rule": "rules",
     "schema": "schema",
     "init": "init",
+    "images": "images",
     "generate": "generate",
     "plan": "plan",
     "verify": "verify",

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -21,26 +19,18 @@ def register(app: typer.Typer) -> None:
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Atomic write: a temporary file beside the target, then rename (exit 2 when impossible)."""
+    """Atomic write with the usual mode (0644 under umask 022); exit 2 when impossible."""
     if path.is_dir():
         fail(f"{path}: is a folder; -o takes a file name", f"e.g. -o {path / 'diagram.svg'}")
     if path.exists() and not path.is_file():
         fail(f"{path}: is not a regular file; refusing to replace it", "pass a file name")
+    from archform.spec.atomic import write_atomic
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        write_atomic(path, data)
     except OSError as exc:
         fail(f"{path}: cannot write: {exc.strerror or exc}", "choose a writable location")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        Path(tmp).replace(path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        fail(f"{path}: cannot write: {exc.strerror or exc}", "choose a writable location")
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def diagram(

@@ -99,9 +99,10 @@ def _text(e: dict[str, Any]) -> list[str]:
     else:
         lines += [
             "  replicas for the traffic:",
-            f"    assumption            {c['tokens_per_gpu_knee']:.0f} tok/s per GPU at the knee, "
-            f"{c['tokens_per_gpu_single']:.0f} tok/s single stream ({c['assumption']}; "
-            "override with --tokens-per-gpu)",
+            f"    assumption            {c['tokens_per_gpu_knee']:.0f} tok/s per GPU at the knee "
+            f"({c['tokens_per_replica_knee']:,.0f} tok/s per replica of {c['replica_gpus']} "
+            f"GPUs); one stream decodes at {c['tokens_per_stream']:.0f} tok/s on a replica "
+            f"({c['assumption']}; override with --tokens-per-gpu)",
             f"    prefill               {c['prompt_tokens']:,} prompt tokens: "
             f"{c['prefill_ms']:.0f} ms per request, TTFT ~{c['ttft_ms']:.0f} ms; decode "
             f"{c['decode_bound']}-bound",

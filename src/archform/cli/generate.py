@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from archform.cli._core import fail, guarded, select_documents
+from archform.install import extra_hint
 
 if TYPE_CHECKING:
     from archform.spec import Document
@@ -70,7 +71,7 @@ def generate(
 def _registry_releases(docs: list[Document], endpoint_url: str | None) -> dict[str, Release]:
     """The release each fleet's registry records, by fleet name (printed as read)."""
     if importlib.util.find_spec("boto3") is None:
-        fail("archform generate --from-registry needs boto3", "pip install 'archform[promote]'")
+        fail("archform generate --from-registry needs boto3", extra_hint("promote"))
     from archform.promote.fleet import registry_release
     from archform.spec import InferenceFleet
 

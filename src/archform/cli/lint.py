@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from archform.cli._core import EXIT_FINDINGS, EXIT_OK, guarded
+from archform.cli._files import blueprint_files
 
 if TYPE_CHECKING:
     from archform.lint.finding import Finding
@@ -53,6 +54,14 @@ def lint(
         Path | None,
         typer.Option("--config", help="Config file (default: the nearest one found)."),
     ] = None,
+    force_exclude: Annotated[
+        bool,
+        typer.Option(
+            "--force-exclude",
+            help="Filter files named on the command line too: skip those matching `exclude` "
+            "and YAML that is not a blueprint (for pre-commit and CI, like ruff's).",
+        ),
+    ] = False,
     today: Annotated[
         str | None,
         typer.Option(
@@ -75,6 +84,7 @@ def lint(
             diff_base,
             config,
             today,
+            force_exclude,
         )
     )
     raise typer.Exit(code)
@@ -91,6 +101,7 @@ def _run(
     diff_base: str | None,
     config_path: Path | None,
     today_text: str | None = None,
+    force_exclude: bool = False,
 ) -> int:
     from archform.lint import config as cfg
     from archform.lint.engine import LintResult, lint, parse_today, today_from_env
@@ -98,6 +109,7 @@ def _run(
     from archform.lint.report import FORMATS, LintReport, render
     from archform.lint.rule import load_rules
     from archform.spec import UsageError, load_paths
+    from archform.spec.discovery import is_blueprint_file
 
     if output_format not in FORMATS:
         raise UsageError(f"--format {output_format!r} is not known", "use " + ", ".join(FORMATS))
@@ -125,12 +137,14 @@ def _run(
     threshold = cfg.parse_fail_on(fail_on) if fail_on is not None else settings.fail_on
     today = today_from_env() if today_text is None else parse_today(today_text, "--today")
 
-    def run(targets: list[Path]) -> LintResult:
-        return lint(
-            load_paths(targets), rules=chosen, options=options, today=today, registry=registry
-        )
+    files = blueprint_files(paths, settings, force_exclude)
 
-    blueprints = load_paths(paths)
+    def run(targets: list[Path]) -> LintResult:
+        # the base revision's copies: the same content test, so a workflow file is no error
+        kept = [t for t in targets if is_blueprint_file(t)]
+        return lint(load_paths(kept), rules=chosen, options=options, today=today, registry=registry)
+
+    blueprints = load_paths(files)
     result = lint(blueprints, rules=chosen, options=options, today=today, registry=registry)
     fixed: tuple[Finding, ...] = ()
     if diff_base is not None:

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from archform.cli._core import fail, guarded, select_documents
+from archform.install import extra_hint
 
 
 def register(app: typer.Typer) -> None:
@@ -60,7 +61,10 @@ def _plan(
     from archform.spec import load_paths
 
     if importlib.util.find_spec("pulumi") is None:
-        fail("`archform plan` needs the Pulumi SDK", "pip install 'archform[aws]' (or gcp, azure)")
+        fail(
+            "`archform plan` needs the Pulumi SDK",
+            f"{extra_hint('aws')} (or gcp, azure, kubernetes: the blueprint's cloud)",
+        )
     from archform.verify.pulumi_mock import MockProgramError, run_program
     from archform.verify.pulumi_projects import (
         dry_run_config,

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from archform.cli._core import echo_err, fail, guarded
+from archform.install import extra_hint
 
 
 def register(app: typer.Typer) -> None:
@@ -35,7 +36,7 @@ def promote(
 
     def run() -> None:
         if importlib.util.find_spec("boto3") is None:
-            fail("archform promote needs boto3", "pip install 'archform[promote]'")
+            fail("archform promote needs boto3", extra_hint("promote"))
         from archform.promote import PromoteError, load_config
         from archform.promote import promote as run_promote
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 import typer
 
-from archform.cli._core import EXIT_FINDINGS, fail, guarded
+from archform.cli._core import EXIT_FINDINGS, echo_err, fail, guarded
 
 
 def register(app: typer.Typer) -> None:
@@ -21,7 +22,16 @@ def verify(
     directory: Path = typer.Argument(..., help="A folder written by `archform generate`."),
     fmt: str = typer.Option("text", "--format", help="text or json"),
     strict: bool = typer.Option(
-        False, "--strict", help="Treat skipped checks (missing tools) as failures."
+        False,
+        "--strict",
+        help="Fail on every skipped check, advisory ones (checkov) too. The default when the "
+        "environment has CI=true.",
+    ),
+    allow_skips: bool = typer.Option(
+        False,
+        "--allow-skips",
+        help="Exit 0 even when checks were skipped (missing tools). Without it a skipped "
+        "substantive check (every check but checkov) fails the run.",
     ),
     jobs: int | None = typer.Option(
         None,
@@ -38,9 +48,13 @@ def verify(
         show_default=False,
     ),
 ) -> None:
-    """Check generated artifacts with ansible-lint, slurmctld, Pulumi mocks, kubernetes-validate."""
+    """Check generated artifacts with ansible-lint, slurmctld, Pulumi mocks, kubernetes-validate.
+
+    Exit 0 only when nothing failed and no substantive check was skipped (every check but
+    checkov; under CI=true or --strict none may be skipped); --allow-skips accepts skips.
+    """
     from archform.cli.verify_progress import Progress
-    from archform.verify import builtin_checks
+    from archform.verify import blocking_skips, builtin_checks, skip_policy
     from archform.verify.runner import default_jobs, run_checks
 
     def run() -> int:
@@ -50,6 +64,10 @@ def verify(
             fail(f"unknown format {fmt!r}", "use text or json")
         if jobs is not None and jobs < 1:
             fail(f"--jobs {jobs} must be at least 1", "omit it to use every CPU")
+        if strict and allow_skips:
+            fail("--strict and --allow-skips contradict each other", "pass one of them")
+        ci = os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+        policy = skip_policy(strict=strict, allow_skips=allow_skips, ci=ci)
         workers = jobs or default_jobs()
         names = [c.name for c in builtin_checks() if c.applies(directory)]
         start = time.perf_counter()
@@ -88,10 +106,21 @@ def verify(
                 f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} "
                 f"skipped ({len(runs)} checks, {workers} at a time, {wall:.1f} s)"
             )
-        bad = any(r.status == "failed" or (strict and r.status == "skipped") for r in results)
         if not results:
             fail(f"nothing to verify in {directory}", "is it an archform output folder?")
-        return EXIT_FINDINGS if bad else 0
+        blocking = blocking_skips(results, policy)
+        if blocking:
+            skipped = ", ".join(dict.fromkeys(r.check for r in blocking))
+            if policy == "strict":
+                rule = f"{'--strict' if strict else 'CI=true'}: no check may be skipped"
+            else:
+                rule = "substantive checks were skipped: the tree is not verified"
+            echo_err(
+                f"error: {len(blocking)} skipped result(s) ({skipped}); {rule} (hint: install "
+                "what each SKIPPED line names, or pass --allow-skips to accept the skips)"
+            )
+        failed = any(r.status == "failed" for r in results)
+        return EXIT_FINDINGS if failed or blocking else 0
 
     code = guarded(run)
     raise typer.Exit(code)

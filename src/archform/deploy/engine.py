@@ -25,6 +25,7 @@ from archform.deploy import phases
 from archform.deploy.plan import PHASES, DeployPlan
 from archform.deploy.serve import AwaitingRelease
 from archform.deploy.state import DONE, FAILED, RUNNING, WAITING, DeployState
+from archform.install import extra_hint
 from archform.render.writer import MANIFEST
 from archform.spec import UsageError
 
@@ -101,14 +102,12 @@ def preflight(plan: DeployPlan, todo: tuple[str, ...]) -> None:
                 "backend (pulumi login) and rerun. Nothing was done.",
             )
         if importlib.util.find_spec("pulumi") is None:
-            raise UsageError(
-                "the pulumi Python SDK is not installed", "pip install 'archform[aws]'"
-            )
+            raise UsageError("the pulumi Python SDK is not installed", extra_hint("aws"))
     if "ansible" in todo or "acceptance" in todo:
         if importlib.util.find_spec("ansible_runner") is None:
-            raise UsageError("ansible-runner is not installed", "pip install 'archform[ansible]'")
+            raise UsageError("ansible-runner is not installed", extra_hint("ansible"))
         if phases.ansible_playbook() is None:
-            raise UsageError("ansible-playbook is not on PATH", "pip install 'archform[ansible]'")
+            raise UsageError("ansible-playbook is not on PATH", extra_hint("ansible"))
 
 
 @contextmanager

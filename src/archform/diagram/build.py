@@ -10,16 +10,34 @@ and a dotted "pull weights" arrow from the registry to each serving region.
 from __future__ import annotations
 
 from archform.diagram.model import Diagram, Edge, EdgeStyle, Group, Ids, Node
+from archform.spec.catalog import load_catalog
 from archform.spec.document import BlueprintSet
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
-from archform.spec.models.training import Storage, TrainingCluster
+from archform.spec.models.training import NodeGroup, Storage, TrainingCluster
 
 _DESCRIPTION_CHARS = 60
 
 
 def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _link(tc: TrainingCluster, ng: NodeGroup, src: str, fabric: str, *, primary: bool) -> Edge:
+    """A node group's own link: its instance type's bandwidth, not the primary group's.
+
+    The cluster's `fabric` is the primary group's (filled from its type); another group of a
+    catalog type reaches it at that type's bandwidth of the same kind, or only over plain
+    Ethernet when its type lacks that fabric (a CPU partition beside GPU nodes).
+    """
+    fab = tc.fabric
+    info = load_catalog().instance(ng.instance_type) if ng.instance_type else None
+    if primary or info is None:
+        return Edge(src, fabric, f"{fab.gbps_per_node} Gbps", "thick")
+    if info.fabric_kind == fab.kind:
+        gbps = info.fabric_gbps if fab.kind != "ethernet" else int(info.ethernet_gbps)
+        return Edge(src, fabric, f"{gbps} Gbps", "thick")
+    return Edge(src, fabric, f"ethernet {_num(info.ethernet_gbps)} Gbps", "solid")
 
 
 def _describe(text: str | None) -> tuple[str, ...]:
@@ -105,7 +123,7 @@ class _Builder:
             group.nodes.append(node)
             first_group = first_group or node.id
             self.edges.append(Edge(scheduler.id, node.id, "schedules"))
-            self.edges.append(Edge(node.id, fabric.id, f"{fab.gbps_per_node} Gbps", "thick"))
+            self.edges.append(_link(tc, ng, node.id, fabric.id, primary=ng is tc.compute))
         group.nodes.append(fabric)
         anchor = first_group
         for store in tc.storage:

@@ -15,6 +15,8 @@ does to a running system. Classes, worst first:
   accounting, health checks, containers, slurm.conf; model server, model, autoscaling).
 - ``in place``: applied without disturbing anything running (node counts up or down, pool
   bounds, metadata, lint suppressions, traffic figures, access lists, workload facts).
+  Node counts follow each provider's placement rules (`placement.py`): under a GCP compact
+  placement policy a new node total replaces every compute VM.
 
 Patterns are spec paths with list keys erased: ``storage[].capacity_tib`` matches
 ``storage[datasets].capacity_tib``. A pattern matches its own path and everything below it;
@@ -75,6 +77,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(_F, "placement.regions", OUTAGE, "regions changed", refine.fleet_regions),
     Rule(_F, "placement.region", OUTAGE, "regions changed", refine.fleet_regions),
+    Rule(
+        _F,
+        "placement.network",
+        OUTAGE,
+        "a VPC/VNet, subnet, Service or pod range cannot change in place: each region's "
+        "network and cluster are recreated",
+    ),
     Rule(_F, "model", ROLL, "model servers load the new weights: pods roll one at a time"),
     Rule(_F, "server", ROLL, "the model-server deployment changes: pods roll one at a time"),
     Rule(
@@ -154,6 +163,13 @@ RULES: tuple[Rule, ...] = (
         "kubernetes.deployer.cidrs",
         INPLACE,
         "routes to the deployer's ranges (or the public endpoint's access list) change in place",
+    ),
+    Rule(
+        _F,
+        "kubernetes.maintenance_window",
+        INPLACE,
+        "the weekly window is updated in place (GKE maintenance_policy, AKS "
+        "maintenanceConfigurations): it only moves when future upgrades may start",
     ),
     # Platform
     Rule(_P, "training", ROLL, "the promotion pipeline is rewired to another training cluster"),

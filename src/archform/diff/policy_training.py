@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from archform.diff import refine
+from archform.diff import placement, refine
 from archform.diff.refine import DATA, INPLACE, NODES, OUTAGE, ROLL, Rule
 
 _T = "TrainingCluster"
@@ -17,6 +17,8 @@ def _groups() -> list[Rule]:
                 f"{prefix}.nodes",
                 INPLACE,
                 "node count: new nodes join, or surplus nodes are drained and removed",
+                # per provider: GCP compact placement replaces every VM (see placement.py)
+                placement.node_count,
             ),
             Rule(
                 _T,
@@ -67,10 +69,7 @@ def _groups() -> list[Rule]:
             "compute.extra_groups[]",
             NODES,
             "unlisted node-group setting: assumed to replace the group's nodes",
-            refine.entry_added_removed(
-                (INPLACE, "a new node group joins; existing nodes are untouched"),
-                (INPLACE, "the group's nodes are drained and removed; other groups are untouched"),
-            ),
+            placement.group_added_removed,
         )
     )
     return rows
@@ -109,6 +108,7 @@ TRAINING_RULES: tuple[Rule, ...] = (
         "placement.colocation",
         NODES,
         "running instances cannot join or leave a placement group: nodes are relaunched",
+        placement.colocation,
     ),
     Rule(
         _T,

@@ -103,7 +103,9 @@ class Capacity:
 
     gpu: str
     tokens_per_gpu_knee: float  # decode tok/s per GPU at the knee concurrency
-    tokens_per_gpu_single: float  # decode tok/s per GPU of one stream
+    tokens_per_gpu_single: float  # one stream's decode tok/s divided by its replica's GPUs
+    tokens_per_replica_knee: float  # decode tok/s of one replica (all streams) at the knee
+    tokens_per_stream: float  # decode tok/s one stream sees: a stream runs on the whole replica
     assumption: str
     replica_gpus: int
     prompt_tokens: int
@@ -279,6 +281,8 @@ def capacity(
         gpu=gpu_name,
         tokens_per_gpu_knee=knee,
         tokens_per_gpu_single=single,
+        tokens_per_replica_knee=knee * tp,
+        tokens_per_stream=single * tp,
         assumption=source,
         replica_gpus=tp,
         prompt_tokens=traffic.prompt_tokens_per_request,

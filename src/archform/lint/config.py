@@ -1,14 +1,19 @@
 """Lint configuration: `[tool.archform]` in pyproject.toml or `.archform.toml`, nearest wins.
 
-Keys: `select`, `ignore` (codes or prefixes), `fail-on` (error|warning|info) and
-`[tool.archform.rules.<CODE>]` tables of rule options. In `.archform.toml` the same keys
-sit at the top level (a `[tool.archform]` table is accepted too). Unknown keys, unknown
-rules and bad option values are usage errors with a hint.
+Keys: `select`, `ignore` (codes or prefixes), `fail-on` (error|warning|info),
+`exclude` / `extend-exclude` (glob patterns of files and folders not to lint, as ruff's;
+`exclude` replaces the defaults, `extend-exclude` adds to them), `force-exclude` (apply
+them to files named on the command line too) and `[tool.archform.rules.<CODE>]` tables of
+rule options. In `.archform.toml` the same keys sit at the top level (a `[tool.archform]`
+table is accepted too). Unknown keys, unknown rules and bad option values are usage errors
+with a hint; a wrong type for `exclude`, `extend-exclude` or `force-exclude` is reported at
+its line.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -19,9 +24,9 @@ from pydantic import BaseModel, ValidationError
 
 from archform.lint.finding import RANK, Severity
 from archform.lint.rule import Registry, Rule
-from archform.spec.errors import UsageError
+from archform.spec.errors import Pos, SpecError, UsageError
 
-KEYS = ("select", "ignore", "fail-on", "rules")
+KEYS = ("select", "ignore", "fail-on", "exclude", "extend-exclude", "force-exclude", "rules")
 CONFIG_NAMES = (".archform.toml", "pyproject.toml")
 
 
@@ -33,7 +38,15 @@ class LintConfig:
     ignore: list[str] = field(default_factory=list)
     fail_on: Severity = "error"
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
+    exclude: list[str] | None = None  # None: discovery.DEFAULT_EXCLUDE
+    extend_exclude: list[str] = field(default_factory=list)
+    force_exclude: bool = False
     source: Path | None = None
+
+    @property
+    def root(self) -> Path:
+        """Where relative exclude patterns are anchored: the config's folder, else the cwd."""
+        return self.source.parent if self.source is not None else Path.cwd()
 
 
 def discover(starts: Iterable[Path]) -> Path | None:
@@ -97,7 +110,64 @@ def load_config(path: Path) -> LintConfig:
             "write [tool.archform.rules.NET008] and the options below it",
         )
     config.rules = {str(k).upper(): dict(v) for k, v in rules.items()}
+    if "exclude" in section:
+        config.exclude = _patterns(section["exclude"], path, "exclude")
+    if "extend-exclude" in section:
+        config.extend_exclude = _patterns(section["extend-exclude"], path, "extend-exclude")
+    if "force-exclude" in section:
+        value = section["force-exclude"]
+        if not isinstance(value, bool):
+            raise _at_key(path, "force-exclude", "must be true or false", "force-exclude = true")
+        config.force_exclude = value
     return config
+
+
+def _patterns(value: Any, path: Path, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise _at_key(
+            path,
+            key,
+            "must be a list of glob patterns (strings)",
+            f'{key} = [".github", "deploy/k8s", "*.helm.yaml"]',
+        )
+    return list(value)
+
+
+def _at_key(path: Path, key: str, expected: str, example: str) -> SpecError:
+    """A config error at the line of `key` inside the archform table."""
+    where = "[tool.archform] " if path.name == "pyproject.toml" else ""
+    return SpecError.at(
+        str(path), key_position(path, key), f"{where}{key} {expected}", f"e.g. {example}"
+    )
+
+
+def key_position(path: Path, key: str) -> Pos:
+    """Line and column of `key = ...` in the archform part of a config (1:1 if not found).
+
+    tomllib keeps no positions, so the text is scanned: inside `[tool.archform]` (or at the
+    top of `.archform.toml`), or written as a dotted key (`tool.archform.exclude = ...`).
+    """
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return Pos(1, 1)
+    name = rf"(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')"
+    header = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+    plain = re.compile(rf"^(\s*){name}\s*=")
+    dotted = re.compile(rf"^(\s*)(?:tool\s*\.\s*)?archform\s*\.\s*{name}\s*=")
+    table = "" if path.name == ".archform.toml" else None
+    for number, line in enumerate(lines, start=1):
+        match = header.match(line)
+        if match:
+            table = re.sub(r"\s+", "", match.group(1))
+            continue
+        inside = table in ("tool.archform", "") and table is not None
+        hit = plain.match(line) if inside else None
+        if hit is None and table in (None, "", "tool"):
+            hit = dotted.match(line)
+        if hit is not None:
+            return Pos(number, len(hit.group(1)) + 1)
+    return Pos(1, 1)
 
 
 def _codes(value: Any, where: str) -> list[str]:

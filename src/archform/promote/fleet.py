@@ -7,14 +7,12 @@ Deployments and stage Jobs for that version. The file is replaced atomically.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from archform.promote import store
 from archform.spec import UsageError
+from archform.spec.atomic import write_atomic
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.release import Release, load_release, pointer_uri
 
@@ -34,18 +32,7 @@ def write_release(release_file: Path, release: Release) -> bool:
     data = release.to_json()
     if release_file.exists() and release_file.read_bytes() == data:
         return False
-    fd, name = tempfile.mkstemp(prefix=f".{release_file.name}.", dir=release_file.parent)
-    tmp = Path(name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        tmp.chmod(0o644)
-        tmp.replace(release_file)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    write_atomic(release_file, data)
     return True
 
 

@@ -33,6 +33,7 @@ from archform.render.outdir import (
     locked,
     os_error,
 )
+from archform.spec.atomic import masked
 
 MANIFEST = ".archform-manifest.json"
 _BACKUP_SUFFIX = ".archform-previous"
@@ -226,7 +227,7 @@ def _write_locked(
         (tmp / MANIFEST).write_text(manifest_text)
         _fsync_files(tmp, [*new, MANIFEST])
         _carry_over(out_dir, tmp, keep)
-        tmp.chmod(0o755)
+        tmp.chmod(masked(0o755))
         try:
             _swap(tmp, out_dir)
         except OSError as exc:
@@ -245,7 +246,7 @@ def _fill(root: Path, new: dict[str, GeneratedFile]) -> None:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(gen.content)
-        target.chmod(gen.mode)
+        target.chmod(masked(gen.mode))
 
 
 def _carry_over(out_dir: Path, tmp: Path, keep: _Existing) -> None:

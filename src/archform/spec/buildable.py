@@ -11,14 +11,26 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.deployer import check_deployer
 from archform.spec.errors import SpecProblem
+from archform.spec.networks import (
+    Block,
+    SizeProblem,
+    fleet_blocks,
+    fleet_size_problems,
+    gpu_network,
+    overlapping,
+    training_blocks,
+    training_size_problems,
+)
 from archform.spec.paths import Loc, format_path
 from archform.spec.release import split_source
 from archform.spec.source import SourceMap
+from archform.spec.source_access import check_source_account
 
 if TYPE_CHECKING:  # checked by `kind` below: lint imports only the models it reads
     from archform.spec.models.inference import InferenceFleet
@@ -35,7 +47,6 @@ FIRST_LOGIN_HOST = 11
 FIRST_COMPUTE_HOST = 32  # GCP: static compute addresses
 # Smallest subnet the targets carve (AWS VPC subnets: /28 at most, EC2 user guide).
 MAX_SUBNET_PREFIX = 28
-DEFAULT_NETWORK = (1460, 0, 0)  # GCP default VPC MTU, no GPU VPCs
 
 
 class _Checker:
@@ -49,6 +60,11 @@ class _Checker:
         path = format_path(loc)
         text = f"{path}: {message}" if path else message
         self.problems.append(SpecProblem(self.file, pos.line, pos.column, text, hint, path))
+
+    def written(self, loc: Loc) -> tuple[int, ...]:
+        """Sort key: (0,) for a field left at its default, else (1, line, column)."""
+        pos = self.source.keys.get(tuple(loc)) or self.source.values.get(tuple(loc))
+        return (0,) if pos is None else (1, pos.line, pos.column)
 
 
 def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProblem]:
@@ -118,6 +134,9 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
                 prefer="key",
             )
     _network(checker, cluster)
+    _ranges(
+        checker, training_size_problems(cluster, catalog), lambda: training_blocks(cluster, catalog)
+    )
     _lustre(checker, catalog, cluster)
     if provider == "azure":
         limit = catalog.limits.azure_scale_set_max_vms
@@ -220,6 +239,55 @@ def _network(checker: _Checker, cluster: TrainingCluster) -> None:
         )
 
 
+def _ranges(checker: _Checker, sizes: list[SizeProblem], blocks: Callable[[], list[Block]]) -> None:
+    """Blocks too small or set where unused; else every overlapping pair of ranges."""
+    for p in sizes:
+        checker.add(p.field, p.message, p.hint)
+    if sizes or checker.problems:
+        return
+    found = blocks()
+    for first, second in overlap_pairs(found, found, lambda b: checker.written(b.field)):
+        at = checker.written(first.field)
+        where = f"line {at[1]}" if len(at) > 1 else "default"
+        checker.add(second.field, *overlap_text(first, second, where))
+
+
+def overlap_pairs(
+    blocks: list[Block],
+    others: list[Block] | None,
+    position: Callable[[Block], tuple[int, ...]],
+) -> list[tuple[Block, Block]]:
+    """Each overlapping pair as (first, second), one pair per two fields.
+
+    The second is the one written later; a range left at its default counts as written
+    first, so the error lands on what the user wrote.
+    """
+    pairs = overlapping(blocks, None if others is blocks else others)
+    seen: set[tuple[object, object]] = set()
+    out = []
+    for a, b in pairs:
+        first, second = sorted((a, b), key=position)
+        key = (first.field, second.field)
+        if key not in seen:
+            seen.add(key)
+            out.append((first, second))
+    return out
+
+
+def overlap_text(first: Block, second: Block, where: str) -> tuple[str, str]:
+    """(message, hint) of one overlapping pair; `where`: the first's position, if shown."""
+    at = f", {where}" if where else ""
+    message = (
+        f"{second.what} {second.cidr} overlaps {first.what} {first.cidr} "
+        f"({format_path(first.field)}{at})"
+    )
+    hint = (
+        f"give {format_path(second.field)} a range outside {first.parent or first.cidr}: "
+        "overlapping networks cannot be attached to one VM, peered or routed"
+    )
+    return message, hint
+
+
 def _login_hosts(cluster: TrainingCluster) -> list[str]:
     if cluster.hosts is not None:
         return [h.name for h in cluster.hosts.login]
@@ -251,14 +319,6 @@ def _lustre(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> No
             )
 
 
-def gpu_network(catalog: Catalog, machine_type: str | None) -> tuple[int, int, int]:
-    """(MTU, extra gVNIC VPCs, RDMA subnets) a GCP machine type needs."""
-    info = catalog.instance(machine_type) if machine_type else None
-    if info is None or info.mtu is None:
-        return DEFAULT_NETWORK
-    return (info.mtu, info.gpu_vpcs, info.rdma_subnets)
-
-
 def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
     """GPU node groups share one GPU network layout; CPU groups use the system VPC only."""
     # A group without `gpu` after the catalog defaults (spec.defaults) has no GPUs.
@@ -279,6 +339,8 @@ def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) 
 
 def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
     check_deployer(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
+    check_source_account(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
+    _ranges(checker, fleet_size_problems(fleet), lambda: fleet_blocks(fleet))
     try:
         split_source(fleet.model.source)
     except ValueError:

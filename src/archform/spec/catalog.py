@@ -128,6 +128,19 @@ class Limits:
     azure_scale_set_source: str
 
 
+@dataclass(frozen=True, slots=True)
+class PartialGpu:
+    """A size whose VM gets a fraction of one GPU (a vGPU partition); validate refuses it."""
+
+    name: str
+    provider: str
+    gpu: str
+    fraction: str  # as the provider writes it: "1/6"
+    gpu_memory_gib: float
+    whole: str  # the family's smallest size with one whole GPU
+    source: str
+
+
 class Catalog:
     """Lookup over the catalog data with did-you-mean suggestions."""
 
@@ -139,8 +152,10 @@ class Catalog:
         limits: Limits | None = None,
         gpu_type_pattern: str = "",
         server_images: dict[str, str] | None = None,
+        partial_gpus: dict[str, PartialGpu] | None = None,
     ) -> None:
         self.gpus = gpus
+        self.partial_gpus = partial_gpus or {}
         self.instances = instances
         self.server_images = server_images or {}
         self._gpu_type = re.compile(gpu_type_pattern, re.IGNORECASE) if gpu_type_pattern else None
@@ -153,6 +168,10 @@ class Catalog:
     def instance(self, name: str) -> InstanceInfo | None:
         """The instance type, or None when unknown."""
         return self.instances.get(name)
+
+    def partial_gpu(self, name: str) -> PartialGpu | None:
+        """The fractional-GPU size of that name, or None."""
+        return self.partial_gpus.get(name)
 
     def gpu(self, model: str) -> GpuInfo | None:
         """A GPU by name or alias, case-insensitive."""
@@ -308,7 +327,19 @@ def _load(override: str | None) -> Catalog:
     )
     pattern = str((data.get("naming") or {}).get("gpu_type_pattern", ""))
     images = {kind: str(raw["image"]) for kind, raw in sorted((data.get("servers") or {}).items())}
-    return Catalog(gpus, instances, lustre, limits, pattern, images)
+    partial = {
+        name: PartialGpu(
+            name,
+            str(raw["provider"]),
+            str(raw["gpu"]),
+            str(raw["fraction"]),
+            float(raw["gpu_memory_gib"]),
+            str(raw["whole"]),
+            str(raw["source"]),
+        )
+        for name, raw in sorted((data.get("partial_gpus") or {}).items())
+    }
+    return Catalog(gpus, instances, lustre, limits, pattern, images, partial)
 
 
 def load_catalog() -> Catalog:

@@ -54,6 +54,26 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
     return problems
 
 
+CATALOG_FILLS = ("gpu", "cpu", "memory_gib")
+"""Keys of a node group the catalog fills from its instance type (and `fabric` from compute's)."""
+
+
+def cascades(filled: list[SpecProblem], found: list[SpecProblem]) -> list[SpecProblem]:
+    """`found` without the missing keys the catalog would have filled for a type it reported.
+
+    When the catalog reports an unknown instance type, the keys it fills from that type are
+    missing too, and the model says so ("missing required key 'fabric'"); those are the same
+    mistake, so only the unknown type is reported.
+    """
+    groups = {
+        p.path.removesuffix(".instance_type") for p in filled if p.path.endswith("instance_type")
+    }
+    implied = {f"{g}.{key}" for g in groups for key in CATALOG_FILLS}
+    if "compute" in groups:
+        implied.add("fabric")
+    return [p for p in found if not (p.path in implied and "missing required key" in p.message)]
+
+
 def _fill_lustre_capacity(catalog: Catalog, storage: Any, provider: Any) -> None:
     """A cloud Lustre entry without capacity_tib gets the service's minimum for its tier."""
     service = catalog.lustre.get(provider) if isinstance(provider, str) else None
@@ -226,6 +246,20 @@ def _fill_group(
     if not isinstance(itype, str):
         return None
     info = catalog.instance(itype)
+    partial = catalog.partial_gpu(itype) if info is None else None
+    if partial is not None:
+        problems.append(
+            _problem(
+                doc,
+                (*loc, "instance_type"),
+                f"{itype} has {partial.fraction} of an {partial.gpu} "
+                f"({partial.gpu_memory_gib:g} GiB of GPU memory), a vGPU partition; archform "
+                "sizes whole GPUs (memory fit, tensor parallelism, one nvidia.com/gpu each)",
+                f"use {partial.whole} (one whole {partial.gpu}) or a larger size; "
+                f"source: {partial.source}",
+            )
+        )
+        return None
     if info is None:
         suggestions = catalog.suggest_instance(
             itype, provider if isinstance(provider, str) else None

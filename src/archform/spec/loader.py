@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from archform.spec.buildable import check_buildable
-from archform.spec.defaults import fill_defaults
+from archform.spec.buildable import check_buildable, overlap_pairs, overlap_text
+from archform.spec.catalog import load_catalog
+from archform.spec.defaults import cascades, fill_defaults
 from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.images import image_problems
+from archform.spec.paths import format_path
 from archform.spec.places import place_problems
 from archform.spec.release import split_source
 from archform.spec.source import RawDocument, parse_documents, read_text
@@ -75,14 +77,19 @@ def load_paths(paths: Iterable[Path | str]) -> BlueprintSet:
 
 
 def expand_paths(
-    paths: Iterable[Path | str], on_skip: Callable[[str], None] | None = None
+    paths: Iterable[Path | str],
+    on_skip: Callable[[str], None] | None = None,
+    *,
+    prune: Callable[[Path], bool] | None = None,
+    allow_empty: bool = False,
 ) -> list[Path]:
     """Files as given; folders expanded to their *.yaml/*.yml files, sorted.
 
     Inside a folder, symlinks are not followed out of it: a linked file whose target lies
     outside the folder, and every linked folder, is skipped and named (never read, so
-    nothing of its content can reach an error message or a CI log). A folder without any
-    blueprint file is an error: nothing would be checked.
+    nothing of its content can reach an error message or a CI log). Sub-folders for which
+    `prune` is true are not entered. A folder without any YAML file is an error (nothing
+    would be checked) unless `allow_empty`.
     """
     note = on_skip or _note
     out: list[Path] = []
@@ -95,6 +102,8 @@ def expand_paths(
         found: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(path):
             base = Path(dirpath)
+            if prune is not None:
+                dirnames[:] = [d for d in dirnames if not prune(base / d)]
             for name in sorted(dirnames):
                 if (base / name).is_symlink():
                     note(f"note: {base / name}: symlinked folder not followed")
@@ -110,7 +119,7 @@ def expand_paths(
                 if candidate.is_file():
                     found.append(candidate)
         found = _unique(found)
-        if not found:
+        if not found and not allow_empty:
             raise UsageError(
                 f"{path}: no blueprint files (*.yaml, *.yml) in this folder; nothing was checked",
                 "pass the folder that holds the blueprints, or the files themselves",
@@ -178,7 +187,7 @@ def validate_document(raw: RawDocument) -> Document:
     try:
         model = model_cls.model_validate(data)
     except ValidationError as exc:
-        problems.extend(problems_from(exc, raw, model_cls))
+        problems.extend(cascades(problems, problems_from(exc, raw, model_cls)))
         model = None
     if model is not None and not problems:
         problems.extend(check_buildable(raw.file, raw.source, model))
@@ -211,9 +220,11 @@ def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
             )
         else:
             seen[doc.name] = doc
+    order = {id(doc): i for i, doc in enumerate(documents)}
     for doc in documents:
         if doc.model.kind == "Platform":
             problems.extend(_check_platform(doc, doc.model, seen))
+            problems.extend(_check_platform_networks(doc.model, seen, order))
     if problems:
         raise SpecError(problems)
     return BlueprintSet(tuple(documents), texts)
@@ -270,6 +281,54 @@ def _check_platform(
             )
         elif field == "inference" and found.model.kind == "InferenceFleet":
             out.extend(_check_registry_source(model, found))
+    return out
+
+
+def _check_platform_networks(
+    model: Platform, names: dict[str, Document], order: dict[int, int]
+) -> list[SpecProblem]:
+    """No network one tier of a Platform creates may overlap one of the other tier's.
+
+    The two tiers are one architecture, connected through the deployer's network, the
+    registry and promotion (spec.networks: the routable ranges).
+    """
+    from archform.spec.networks import fleet_blocks, training_blocks
+
+    train, fleet = names.get(model.training), names.get(model.inference)
+    if train is None or fleet is None:
+        return []
+    if train.model.kind != "TrainingCluster" or fleet.model.kind != "InferenceFleet":
+        return []  # reported by _check_platform
+    owner: dict[int, Document] = {}
+    a = [b for b in training_blocks(train.model, load_catalog()) if b.routable]
+    b = [x for x in fleet_blocks(fleet.model) if x.routable and not x.external]
+    owner.update({id(x): train for x in a})
+    owner.update({id(x): fleet for x in b})
+
+    def position(block: Any) -> tuple[int, ...]:
+        doc = owner[id(block)]
+        pos = doc.source.keys.get(tuple(block.field))
+        return (0,) if pos is None else (1, order[id(doc)], pos.line, pos.column)
+
+    out = []
+    for first, second in overlap_pairs(a, b, position):
+        first_doc, doc = owner[id(first)], owner[id(second)]
+        written = first_doc.source.keys.get(tuple(first.field))
+        at = f"{first_doc.file}:{written.line}" if written else "default"
+        where = f"{at}, {first_doc.name}"
+        message, hint = overlap_text(first, second, where)
+        pos = doc.locate(second.field, prefer="value")
+        path = format_path(second.field)
+        out.append(
+            SpecProblem(
+                doc.file,
+                pos.line,
+                pos.column,
+                f"{path}: platform {model.name}: {message}",
+                hint,
+                path,
+            )
+        )
     return out
 
 

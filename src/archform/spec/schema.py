@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from archform import __version__
 from archform.spec.models import blueprint_adapter
 
 SCHEMA_ID = "https://archform.dev/schema/blueprint-v1.json"
@@ -28,7 +27,7 @@ def blueprint_schema() -> dict[str, Any]:
     out: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
-        "title": f"archform blueprint v1 (archform {__version__.split('+')[0]})",
+        "title": "archform blueprint v1",
         "description": "One document of an archform blueprint file. "
         "Catalog-known instance types fill gpu, cpu, memory_gib and fabric.",
     }

@@ -134,7 +134,7 @@ def _describe(
     ctx = err.get("ctx") or {}
     if kind == "missing":
         field = str(loc[-1]) if loc else "?"
-        return f"missing required key {field!r}", _missing_hint(model, loc), "key"
+        return f"missing required key {field!r}", _missing_hint(model, loc, data), "key"
     if kind == "extra_forbidden":
         field = str(loc[-1]) if loc else "?"
         allowed = sorted(_fields_at(model, loc[:-1]))
@@ -308,10 +308,10 @@ def _pattern_hint(loc: Loc) -> str:
     return ""
 
 
-def _missing_hint(model: type[BaseModel], loc: Loc) -> str:
+def _missing_hint(model: type[BaseModel], loc: Loc, data: Any = None) -> str:
     field = str(loc[-1]) if loc else ""
-    if field == "fabric":
-        return "on-prem clusters must declare fabric: {kind, gbps_per_node}; cloud types fill it"
+    if field == "fabric" and loc == ("fabric",):
+        return _fabric_hint(data)
     if field == "kind":
         return "add kind: TrainingCluster, InferenceFleet or Platform"
     if field == "version":
@@ -322,6 +322,21 @@ def _missing_hint(model: type[BaseModel], loc: Loc) -> str:
         if desc:
             return f"add `{field}:` ({desc.rstrip('.')})"
     return f"add `{field}:`; `archform schema` lists every key"
+
+
+def _fabric_hint(data: Any) -> str:
+    """Why `fabric:` is missing: on-prem must declare it; a cloud type fills it when known."""
+    placement = data.get("placement") if isinstance(data, dict) else None
+    provider = placement.get("provider") if isinstance(placement, dict) else None
+    compute = data.get("compute") if isinstance(data, dict) else None
+    itype = compute.get("instance_type") if isinstance(compute, dict) else None
+    declare = "declare fabric: {kind, gbps_per_node}"
+    if provider in (None, "onprem") or not isinstance(itype, str):
+        return f"on-prem clusters must {declare}; cloud types fill it"
+    return (
+        f"archform's catalog does not know {provider} instance type {itype!r}, so it cannot "
+        f"fill fabric: {declare}, or use a type the catalog knows"
+    )
 
 
 def _fields_at(model: type[BaseModel], loc: Loc) -> list[str]:

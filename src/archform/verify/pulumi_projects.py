@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from archform.install import extra_hint
 from archform.verify.pulumi_mock import MockResource, MockRun
 
 # Which extra brings which provider SDK (pyproject optional-dependencies).
@@ -76,9 +77,8 @@ def missing_sdks(project: Path) -> list[str]:
 
 
 def install_hint(modules: list[str]) -> str:
-    """`pip install 'archform[x,y]'` for the missing modules."""
-    extras = sorted({EXTRAS.get(m, "all") for m in modules})
-    return f"pip install 'archform[{','.join(extras)}]'"
+    """The command that installs the extras holding the missing modules (archform.install)."""
+    return extra_hint(*sorted({EXTRAS.get(m, "all") for m in modules}))
 
 
 def dry_run_config(project: Path) -> tuple[dict[str, str], list[str]]:

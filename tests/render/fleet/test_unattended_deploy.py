@@ -211,8 +211,9 @@ def test_aks_waits_for_role_propagation_before_using_the_roles(root: Path) -> No
             and a.name.startswith(region)
         ]
         assert consumers
-        # eastus reads the registry account, granted only with sourceStorageAccountId
-        assert blob or region == "eastus", region
+        # every region reads the registry account (eastus serves from it, the others copy
+        # from it), so each has a data grant the pods wait for
+        assert blob, region
         for consumer in consumers:
             for grant in blob:
                 assert max(_waits_between(run, consumer, grant), default=0) >= 600, (
@@ -397,3 +398,30 @@ def test_serve_false_brings_up_only_the_infrastructure(stem: str, root: Path) ->
     ]
     assert run.outputs["serving"]["state"] == "infrastructure-only"
     assert run.outputs["endpoints"] == {}
+
+
+def test_every_azure_region_may_read_the_registry_account(root: Path) -> None:
+    """The registry account is not the fleet's own: without Storage Blob Data Reader on it
+    (scope = its resource id, from the blueprint) the stage Job's copy and the pods of a
+    region serving straight from the registry fail with 403 (AuthorizationPermissionMismatch;
+    learn.microsoft.com/azure/storage/blobs/assign-azure-role-data-access)."""
+    import yaml
+
+    raw = yaml.safe_load((BLUEPRINTS / "inference-3region-a10.yaml").read_text("utf-8"))
+    account_id = raw["model"]["source_account_id"]
+    run = _run("inference-3region-a10", root)
+    reader = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
+    on_registry = [
+        a
+        for a in run.of_type("azure-native:authorization:RoleAssignment")
+        if a.inputs["scope"] == account_id
+    ]
+    assert on_registry and all(
+        a.inputs["roleDefinitionId"].endswith(reader) for a in on_registry
+    ), on_registry
+    for region in raw["placement"]["regions"]:
+        here = [a.name for a in on_registry if a.name.startswith(region)]
+        # the replicator of every region copies from it; a region without a replica also
+        # grants its kubelet (eastus serves the registry's own copy)
+        assert any("replicator-source" in n for n in here), (region, here)
+    assert any(a.name == "eastus-source-reader" for a in on_registry), on_registry

@@ -289,7 +289,10 @@ def test_no_rule_opens_anything_to_the_internet(runs: dict[str, Any], stem: str)
     sources = _ingress_sources(run)
     assert sources, "expected at least the SSH and internal rules"
     allowed = {str(ipaddress.ip_network(c)) for c in cluster.access.ssh_cidrs}
-    internal = ipaddress.ip_network(cluster.placement.network.cidr)
+    net_spec = cluster.placement.network
+    internal = ipaddress.ip_network(net_spec.cidr)
+    # GCP GPU VPCs and RDMA subnets: carved from gpu_cidr / rdma_cidr (spec.networks)
+    gpu_blocks = [ipaddress.ip_network(c) for c in (net_spec.gpu_cidr, net_spec.rdma_cidr)]
     for name, port, cidr in sources:
         assert cidr not in OPEN, (name, port, cidr)
         net = ipaddress.ip_network(cidr)
@@ -297,7 +300,7 @@ def test_no_rule_opens_anything_to_the_internet(runs: dict[str, Any], stem: str)
         assert (
             cidr in allowed
             or net.subnet_of(internal)  # type: ignore[arg-type]
-            or net.subnet_of(ipaddress.ip_network("172.16.0.0/12"))  # type: ignore[arg-type]
+            or any(net.subnet_of(b) for b in gpu_blocks)  # type: ignore[arg-type]
         ), (name, port, cidr)
 
 

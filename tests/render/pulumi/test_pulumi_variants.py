@@ -109,11 +109,15 @@ def test_gcp_ssh_rules_split_by_address_family(tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_a3_ultra_gets_roce_network_profile_and_mrdma_nics(tmp_path: Path) -> None:
-    run = _run(_variant("gcp-a3-mega-tcpxo", ("a3-megagpu-8g", "a3-ultragpu-8g")), tmp_path)
+    # a3-ultragpu-8g is offered in us-central1-b, not -a (spec/data/places.json)
+    variant = _variant("gcp-a3-mega-tcpxo", ("a3-megagpu-8g", "a3-ultragpu-8g"))
+    variant = variant.replace("zones: [us-central1-a]", "zones: [us-central1-b]")
+    assert "us-central1-b" in variant
+    run = _run(variant, tmp_path)
     networks = run.of_type("gcp:compute/network:Network")
     assert len(networks) == 3 and {n.inputs["mtu"] for n in networks} == {8896}
     (rdma,) = [n for n in networks if "networkProfile" in n.inputs]
-    assert rdma.inputs["networkProfile"].endswith("/networkProfiles/us-central1-a-vpc-roce")
+    assert rdma.inputs["networkProfile"].endswith("/networkProfiles/us-central1-b-vpc-roce")
     rdma_subnets = [s for s in run.of_type("gcp:compute/subnetwork:Subnetwork") if "rdma" in s.name]
     assert len(rdma_subnets) == 8
     node = next(i for i in run.of_type("gcp:compute/instance:Instance") if "-gpu" in i.name)

@@ -20,12 +20,42 @@ from archform.spec.models.common import (
 )
 
 
+class FleetNetwork(Strict):
+    """Every range the fleet's networks use; validate refuses any two that overlap.
+
+    See spec/networks.py. Defaults that are None depend on the provider.
+    """
+
+    cidr: Ipv4Cidr = Field(
+        default="10.100.0.0/14",
+        description="Region i's network is the i-th /16 of this block (node subnets and, "
+        "on GKE, the pod and Service ranges are carved from it).",
+    )
+    service_cidr: Ipv4Cidr | None = Field(
+        default=None,
+        description="Kubernetes Service range of every cluster. aws: default 172.20.0.0/16 "
+        "(what EKS picks itself for a VPC in 10.0.0.0/8); azure: default 172.30.0.0/16; "
+        "gcp: not used (GKE takes Services from each region's block).",
+    )
+    pod_cidr: Ipv4Cidr | None = Field(
+        default=None,
+        description="azure only (Azure CNI overlay): the pod range of every cluster, "
+        "default 172.31.0.0/16. GKE takes pods from each region's block, EKS from the VPC.",
+    )
+    control_plane_cidr: Ipv4Cidr | None = Field(
+        default=None,
+        description="gcp only: region i's GKE control plane gets the i-th /28 of this "
+        "block, default 10.99.0.0/24.",
+    )
+
+
 class FleetPlacement(Strict):
     """Regions the fleet serves from (one Kubernetes cluster per region)."""
 
     provider: CloudProvider
     regions: list[Region] | None = None
     region: Region | None = Field(default=None, description="Shorthand for one region.")
+    network: FleetNetwork = Field(default_factory=FleetNetwork)
 
     @model_validator(mode="after")
     def _one_region_field(self) -> FleetPlacement:
@@ -57,6 +87,13 @@ class ServedModel(Strict):
     source: StorageUri = Field(description="The model registry location of the weights.")
     source_region: Region | None = Field(
         default=None, description="Region of `source` (default: the fleet's first region)."
+    )
+    source_account_id: str | None = Field(
+        default=None,
+        description="azure: resource id of the storage account `source` names "
+        "(/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/"
+        "storageAccounts/<account>); the stage Job and the serving pods get Storage Blob Data "
+        "Reader on it. Required when `source` is an Azure blob URL.",
     )
     replicate_to_regions: bool = Field(
         default=True,

@@ -35,9 +35,34 @@ Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
 
 
 class Network(Strict):
-    """The cluster's VPC/VNet: created from `cidr`, or existing ids reused."""
+    """The cluster's networks: the VPC/VNet from `cidr` (or existing ids reused) and more.
 
-    cidr: Ipv4Cidr = "10.42.0.0/16"
+    On GCP also the GPU VPCs and the private services access range. Every range archform
+    carves comes from one of these fields; validate refuses any two that overlap
+    (spec/networks.py).
+    """
+
+    cidr: Ipv4Cidr = Field(
+        default="10.42.0.0/16",
+        description="The system network. aws: the VPC (private and public subnets carved "
+        "from it); azure: the VNet (node and Lustre subnets); gcp: the system VPC's subnet "
+        "is its lower half and, without psa_cidr, private services access its upper half.",
+    )
+    gpu_cidr: Ipv4Cidr = Field(
+        default="10.64.0.0/16",
+        description="gcp only: the block the GPU VPCs' subnets are carved from, in equal "
+        "parts (a3-megagpu-8g: 8 x /19 from a /16).",
+    )
+    rdma_cidr: Ipv4Cidr = Field(
+        default="10.65.0.0/16",
+        description="gcp only: the block the RDMA VPC's subnets are carved from, in equal "
+        "parts (a3-ultragpu-8g, a4-highgpu-8g: 8 x /19 from a /16).",
+    )
+    psa_cidr: Ipv4Cidr | None = Field(
+        default=None,
+        description="gcp only: the private services access range Filestore and Managed "
+        "Lustre are peered into (default: the upper half of `cidr`).",
+    )
     existing_vpc_id: CloudId | None = None
     existing_subnet_ids: list[CloudId] = Field(default_factory=list)
 

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from archform.galaxy_free import collections_path as shared_collections_path
+from archform.install import collections_hint, extra_hint
 from archform.verify import Check, Result, Status, missing_tools
 from archform.verify.checks._projects import (
     Project,
@@ -47,7 +48,8 @@ def _inventory(
     script = project.ansible / "inventory" / "archform_inventory.py"
     if script.is_file():
         if project.cluster is None:
-            return Result(NAME, artifact, "skipped", "no resolved blueprint to fake outputs"), env
+            why = "no resolved-blueprint.yaml to fake Pulumi outputs (hint: regenerate the tree)"
+            return Result(NAME, artifact, "skipped", why), env
         from archform.render.targets.common.training_view import training_view
 
         outputs = scratch / "pulumi-outputs.json"
@@ -164,7 +166,8 @@ def run_check(root: Path) -> list[Result]:
     results: list[Result] = []
     for project in projects:
         if missing:
-            results.append(Result(NAME, project.label, "skipped", "missing " + ", ".join(missing)))
+            detail = f"missing {', '.join(missing)} (hint: {extra_hint('ansible')})"
+            results.append(Result(NAME, project.label, "skipped", detail))
             continue
         if collections is None:
             results.append(
@@ -172,8 +175,8 @@ def run_check(root: Path) -> list[Result]:
                     NAME,
                     project.label,
                     "skipped",
-                    "collections ansible.posix and community.general not found; run "
-                    "scripts/vendor-collections.sh and set ARCHFORM_COLLECTIONS_PATH",
+                    "collections ansible.posix and community.general not found "
+                    f"(hint: {collections_hint()})",
                 )
             )
             continue

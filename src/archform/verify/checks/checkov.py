@@ -6,7 +6,7 @@ result per manifest folder: failed with each failing check (id, name, resource, 
 passed with the count and every skipped check and its reason: the checks skipped for all
 manifests (SKIPS below, each with the reason archform does not meet it) and the ones a
 manifest skips itself (a `checkov.io/skip1` annotation, e.g. an image without a recorded
-digest). Without Checkov on PATH (`pip install 'archform[checkov]'`): skipped.
+digest). Without Checkov on PATH: skipped, with the command that installs it (archform.install).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from archform.install import checkov_hint
 from archform.verify import Check, Result, missing_tools, tool_path
 from archform.verify.checks.kubernetes import manifests
 
@@ -80,7 +81,7 @@ def _run(root: Path) -> list[Result]:
                 NAME,
                 str(root),
                 "skipped",
-                "checkov is not installed (pip install 'archform[checkov]')",
+                f"checkov is not on PATH (hint: {checkov_hint()})",
             )
         ]
     cmd = [tool_path("checkov"), "--framework", "kubernetes", "-o", "json", "--skip-download"]

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from archform.install import extra_hint
 from archform.verify import Check, Result
 
 NAME = "kubernetes-validate"
@@ -99,7 +100,7 @@ def _run(root: Path) -> list[Result]:
                 NAME,
                 str(root),
                 "skipped",
-                "kubernetes-validate is not installed (pip install 'archform[kubernetes]')",
+                f"kubernetes-validate is not installed (hint: {extra_hint('kubernetes')})",
             )
         ]
     results = []

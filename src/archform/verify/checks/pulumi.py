@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from archform.install import extra_hint
 from archform.verify import Check, Result
 from archform.verify.policy_pack import PACK_DIR, pack_of
 
@@ -65,7 +66,8 @@ def _run(root: Path) -> list[Result]:
 def _policy_result(artifact: str, violations: list[dict[str, str]] | None) -> Result:
     where = f"{artifact}/{PACK_DIR}"
     if violations is None:
-        return Result(POLICY, where, "skipped", "needs pulumi-policy (pip install pulumi-policy)")
+        hint = extra_hint("aws")  # pulumi-policy comes with the aws and kubernetes extras
+        return Result(POLICY, where, "skipped", f"needs pulumi-policy (hint: {hint})")
     if not violations:
         return Result(POLICY, where, "passed", "every policy holds on the recorded graph")
     lines = [f"[{v['policy']}] {v['message']}" for v in violations]

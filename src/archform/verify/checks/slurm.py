@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from archform.install import slurm_hint
 from archform.render.hostlist import expand
 from archform.spec import slurm
 from archform.spec.slurm import SlurmVersion
@@ -374,8 +375,8 @@ def run_check(root: Path) -> list[Result]:
                     NAME,
                     project.label,
                     "skipped",
-                    f"no slurmctld/scontrol found under {searched} (hint: apt-get install "
-                    f"slurmctld, run scripts/build-slurm.sh, or set {slurm_parsers.ENV})",
+                    f"no slurmctld/scontrol found under {searched} "
+                    f"(hint: {slurm_hint(slurm_parsers.ENV)})",
                 )
             )
             continue

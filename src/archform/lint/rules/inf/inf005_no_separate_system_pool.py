@@ -6,8 +6,8 @@ Flags an InferenceFleet without a `system_pool`.
 ## Why is this bad?
 Without a CPU pool, ingress controllers, monitoring and other CPU pods are scheduled onto
 the GPU nodes: they take CPU and memory from the model server and keep GPU nodes from
-scaling down. Mixing CPU and GPU tasks on the same nodes dropped GPU utilisation from 95%
-to 60%.
+scaling down. GKE and AKS taint GPU and user pools for this reason; the taint keeps only
+pods that tolerate it off the GPU nodes, so the cluster still needs a pool for the rest.
 
 ## Example
 ```yaml
@@ -57,8 +57,9 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
             yield Hit(
                 doc,
                 ("system_pool",),
-                "no system_pool: CPU pods land on GPU nodes (mixing dropped GPU utilisation "
-                "from 95% to 60% in one measurement); expected a separate CPU pool",
+                "no system_pool: CPU pods (ingress, monitoring, DNS) land on GPU nodes, take "
+                "CPU and memory from the model server and keep GPU nodes from scaling down; "
+                "expected a separate CPU pool",
                 "add system_pool: {instance_type: <cpu type>, nodes_per_region: 2}",
                 at=("gpu_pool",),
             )

@@ -65,7 +65,11 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
     """Declared fabric vs the catalog's instance fabric."""
     for doc, tc in ctx.documents(TrainingCluster):
         fabric = tc.fabric
-        for group in tc.compute.groups:
+        for i, group in enumerate(tc.compute.groups):
+            # `fabric:` filled from the primary type is not in the file: point at the type
+            # of the group that lacks it, not at the document's first line.
+            group_loc = ("compute",) if i == 0 else ("compute", "extra_groups", i - 1)
+            at = (*group_loc, "instance_type")
             info = ctx.catalog.instance(group.instance_type) if group.instance_type else None
             if info is None or group.gpu is None:
                 continue  # the fabric joins GPUs; a CPU group (a debug partition) has none
@@ -81,6 +85,7 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                         f"{info.name} has {have_gbps} Gbps of {have}",
                         f"set gbps_per_node: {have_gbps} or choose a larger instance type",
                         value=value,
+                        at=at,
                     )
             elif fabric.kind == "ethernet" and have != "ethernet":
                 if tc.compute.total_nodes > 1:
@@ -92,6 +97,7 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                         f"remove `fabric:` to take {have} from the catalog",
                         severity="warning",
                         value=value,
+                        at=at,
                     )
             else:
                 yield Hit(
@@ -101,6 +107,7 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                     "Gbps per node)",
                     f"use kind: {have}, or remove `fabric:` to take it from the catalog",
                     value=value,
+                    at=at,
                 )
     for doc, fleet in ctx.fleets():
         pool = fleet.gpu_pool

@@ -6,10 +6,11 @@ no parallel file system or local NVMe cache for training data in front of it
 (a `lustre`, `gpfs`, `weka` or `local_nvme` entry with `purpose: training_data`).
 
 ## Why is this bad?
-Object stores have high per-request latency and per-prefix request limits; GPUs stall
-waiting for input. A Lustre file system linked to
-the bucket (FSx data repository association, Managed Lustre import) or a local cache
-keeps the bucket as the source of truth without reading it in the training loop.
+Object stores have high per-request latency and per-prefix request limits (Amazon S3:
+at least 5,500 GET/HEAD requests per second per partitioned prefix, scaled up over time
+and answered with 503 Slow Down meanwhile); GPUs stall waiting for input. A Lustre file
+system linked to the bucket (FSx data repository association, Managed Lustre import) or a
+local cache keeps the bucket as the source of truth without reading it in the training loop.
 
 ## Example
 ```yaml
@@ -48,8 +49,10 @@ storage:
 ```
 
 ## References
-- Amazon S3, performance guidelines:
-  https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html
+- Amazon S3, performance guidelines (5,500 GET/HEAD requests per second per partitioned
+  prefix): https://docs.aws.amazon.com/AmazonS3/latest/userguide/optimizing-performance.html
+- AWS Knowledge Center, S3 503 Slow Down within the request rate per prefix:
+  https://aws.amazon.com/premiumsupport/knowledge-center/s3-503-within-request-rate-prefix/
 - Amazon FSx for Lustre, linking a file system to S3 (data repository association):
   https://docs.aws.amazon.com/fsx/latest/LustreGuide/create-dra-linked-data-repo.html
 """
@@ -78,7 +81,8 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                     doc,
                     ("storage", i, "kind"),
                     f"training data {store.name!r} is read from object storage with no "
-                    "parallel file system or local cache in front (object storage has been "
-                    "seen to cut training throughput by 70%)",
+                    "parallel file system or local cache in front (every read is an HTTP "
+                    "request; Amazon S3 serves at least 5,500 GET/HEAD requests per second per "
+                    "partitioned prefix, and GPUs stall waiting for input beyond that)",
                     "add a lustre entry for training_data with `source:` set to the bucket",
                 )

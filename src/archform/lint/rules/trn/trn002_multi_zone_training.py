@@ -62,6 +62,7 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                 doc,
                 ("placement", "zones"),
                 f"training nodes span {len(zones)} zones ({', '.join(zones)}); threshold: 1 "
-                "zone (64 GPUs over 3 zones measured 34% lower throughput, 7x step variance)",
+                "zone (RDMA fabrics and cluster placement groups stop at a zone's edge, and "
+                "every step waits for the slowest, cross-zone link)",
                 f"place every node in one zone, e.g. zones: [{zones[0]}]",
             )

@@ -21,7 +21,15 @@ class RegionView:
     reader_sa: str
     replicator_sa: str
     cluster: str
-    vpc_cidr: str
+    vpc_cidr: str  # the region's /16 of placement.network.cidr; the ranges below from
+    # spec.networks.fleet_networks, each provider's program reading the ones it creates
+    nodes_cidr: str
+    pods_cidr: str | None
+    services_cidr: str | None
+    control_plane_cidr: str | None
+    endpoints_cidr: str | None
+    public_cidrs: list[str]
+    private_cidrs: list[str]
     weights_uri: str
     weights_bucket: str
     replica_bucket: str | None
@@ -65,6 +73,9 @@ class ModelView:
     name: str
     source: str
     source_region: str
+    # azure: the registry's storage account (model.source_account_id), read-granted to the
+    # stage Job and the kubelet; None elsewhere
+    source_account_id: str | None
     max_context: int
     weights_gib: float
     cache_gib: int
@@ -218,6 +229,9 @@ class FleetView:
     api_private: bool
     api_public_cidrs: list[str]
     regions: list[RegionView]
+    service_cidr: str | None  # EKS and AKS Service range (placement.network.service_cidr)
+    pod_cidr: str | None  # AKS overlay pod range (placement.network.pod_cidr)
+    dns_service_ip: str | None  # AKS cluster DNS: the Service range's 10th address
     release: ReleaseView
     global_lb: bool
     model: ModelView

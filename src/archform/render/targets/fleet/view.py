@@ -37,6 +37,7 @@ from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
 from archform.spec.container_images import pinned
 from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
+from archform.spec.networks import fleet_networks
 from archform.spec.release import Release, pointer_uri, split_source
 
 GPU_POOL_LABEL = "archform.io/pool"
@@ -291,7 +292,9 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
     # The stage Job (system pool) needs a scratch copy of the weights on Azure only.
     stage_scratch = cache_gib + 1 if fleet.placement.provider == "azure" else 1
     regions = []
+    nets = fleet_networks(fleet)
     for i, region in enumerate(fleet.placement.all_regions):
+        net = nets.regions[i]
         uri = replica_uri(fleet, region, served)
         key = re.sub(r"[^a-z0-9]", "", region)
         # GKE Workload Identity principals name namespace/service account across every
@@ -307,7 +310,14 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
                 reader_sa=f"model-reader{suffix}",
                 replicator_sa=f"model-replicator{suffix}",
                 cluster=f"{fleet.name}-{region}"[:40].rstrip("-"),
-                vpc_cidr=f"10.{100 + i}.0.0/16",
+                vpc_cidr=net.block,
+                nodes_cidr=net.nodes,
+                pods_cidr=net.pods,
+                services_cidr=net.services,
+                control_plane_cidr=net.control_plane,
+                endpoints_cidr=net.endpoints,
+                public_cidrs=list(net.public),
+                private_cidrs=list(net.private),
                 weights_uri=uri,
                 weights_bucket=_bucket_of(uri),
                 replica_bucket=replica_bucket(fleet, region) if uri != served.source else None,
@@ -343,6 +353,9 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
         api_private=private_api,
         api_public_cidrs=[] if private_api else [c for c in cidrs if public_addresses(c) > 0],
         regions=regions,
+        service_cidr=nets.service_cidr,
+        pod_cidr=nets.pod_cidr,
+        dns_service_ip=nets.dns_service_ip,
         release=ReleaseView(
             model=served.model,
             version=served.version,
@@ -357,6 +370,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             name=fleet.model.name,
             source=fleet.model.source,
             source_region=fleet.model.source_region or fleet.placement.all_regions[0],
+            source_account_id=fleet.model.source_account_id,
             max_context=fleet.model.max_context_tokens,
             weights_gib=round(weights, 2),
             cache_gib=cache_gib,

@@ -16,7 +16,6 @@ from archform.render.targets.common.pulumi import (
     ConfigKey,
     Settings,
     base_settings,
-    carve,
     cluster_tags,
     host_address,
     lustre_entries,
@@ -26,10 +25,10 @@ from archform.render.targets.common.pulumi import (
     zone_of,
 )
 from archform.render.targets.common.training_view import training_view
-from archform.spec.buildable import gpu_network
 from archform.spec.catalog import load_catalog
 from archform.spec.filestore import filestore, provisioned_gib
-from archform.spec.models.training import Storage, TrainingCluster
+from archform.spec.models.training import Network, Storage, TrainingCluster
+from archform.spec.networks import gcp_training, gpu_network, split
 
 HEAD_MACHINE_TYPE = "n2-standard-8"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
@@ -87,12 +86,17 @@ class FilestoreShare:
     mount: str | None
 
 
-def gpu_networks(machine_type: str) -> GpuNetworks:
-    """Extra VPCs a machine type needs: gVNIC GPU VPCs, RDMA subnets, MTU (catalog facts)."""
+def gpu_networks(machine_type: str, network: Network | None = None) -> GpuNetworks:
+    """Extra VPCs a machine type needs (catalog facts) and their subnets.
+
+    gVNIC GPU VPCs, RDMA subnets and MTU come from the catalog; the subnets are carved from
+    placement.network.gpu_cidr and rdma_cidr (spec.networks).
+    """
+    net = network or Network()
     mtu, gvnic, rdma = gpu_network(load_catalog(), machine_type)
     return GpuNetworks(
-        gvnic=[f"172.16.{i * 16}.0/20" for i in range(gvnic)],
-        rdma=[f"172.17.{i * 16}.0/20" for i in range(rdma)],
+        gvnic=split(net.gpu_cidr, gvnic) if gvnic else [],
+        rdma=split(net.rdma_cidr, rdma) if rdma else [],
         mtu=mtu,
     )
 
@@ -144,7 +148,8 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     view = training_view(cluster)
     net = cluster.placement.network
     catalog = load_catalog()
-    system_cidr, psa_cidr = carve(net.cidr, 2)
+    nets = gcp_training(cluster, catalog)
+    system_cidr, psa_cidr = nets.system, nets.psa
     groups: list[GcpGroup] = []
     index = 32  # static addresses: controller .10, login .11-.26, compute from .32
     for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
@@ -160,7 +165,7 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
                 addresses=addresses,
                 purchase=group.purchase,
                 reservation=group.capacity_reservation_id,
-                networks=gpu_networks(group.instance_type),
+                networks=gpu_networks(group.instance_type, net),
                 boot_disk_type=(info.boot_disk_type if info else None) or DEFAULT_BOOT_DISK,
                 gpu=group.gpu is not None,
             )

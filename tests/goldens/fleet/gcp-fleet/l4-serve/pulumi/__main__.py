@@ -145,13 +145,13 @@ def node_config(machine: str, *, gpu: bool, spot: bool) -> dict:
 
 
 def region_stack(r: dict) -> dict:
-    region, key, i = r["name"], r["key"], r["index"]
-    octet = r["vpc_cidr"].split(".")[1]
+    region, key = r["name"], r["key"]
+    # Ranges carved from the blueprint's placement.network (spec.networks, overlap-checked).
     subnet = gcp.compute.Subnetwork(
-        f"{key}-subnet", region=region, network=network.id, ip_cidr_range=f"10.{octet}.0.0/20",
+        f"{key}-subnet", region=region, network=network.id, ip_cidr_range=r["nodes_cidr"],
         private_ip_google_access=True, secondary_ip_ranges=[
-            {"range_name": "pods", "ip_cidr_range": f"10.{octet}.128.0/17"},
-            {"range_name": "services", "ip_cidr_range": f"10.{octet}.32.0/20"}])
+            {"range_name": "pods", "ip_cidr_range": r["pods_cidr"]},
+            {"range_name": "services", "ip_cidr_range": r["services_cidr"]}])
     router = gcp.compute.Router(f"{key}-router", region=region, network=network.id)
     gcp.compute.RouterNat(f"{key}-nat", region=region, router=router.name,
                           nat_ip_allocate_option="AUTO_ONLY",
@@ -165,7 +165,7 @@ def region_stack(r: dict) -> dict:
         private_cluster_config={"enable_private_nodes": True,
                                 "enable_private_endpoint": FLEET["api_private"]
                                 and not DEPLOYER_CIDRS,
-                                "master_ipv4_cidr_block": f"172.16.{i}.0/28",
+                                "master_ipv4_cidr_block": r["control_plane_cidr"],
                                 # the private endpoint answers clients in every region of
                                 # the VPC and its connected networks, not only its own
                                 # (https://cloud.google.com/kubernetes-engine/docs/how-to/

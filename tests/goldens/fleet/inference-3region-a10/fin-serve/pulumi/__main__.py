@@ -40,6 +40,10 @@ AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
 # (https://learn.microsoft.com/azure/aks/configure-azure-cni#prerequisites).
 NETWORK_CONTRIBUTOR = "4d97b98b-1d4f-4787-a291-c67834d212e7"
 config = pulumi.Config()
+# The registry's storage account (blueprint model.source_account_id, checked by validate to
+# name the account of model.source): the stage Job copies from it and regions without a
+# replica serve from it, so both identities get Storage Blob Data Reader on it.
+SOURCE_ACCOUNT_ID: str | None = FLEET["model"]["source_account_id"]
 # Optional {"<region>": ["1", ...]}: availability zones offering the GPU VM size (not every
 # size is zonal everywhere); default: zones 1-3.
 GPU_ZONES: dict = config.get_object("gpuZones") or {}
@@ -155,9 +159,8 @@ def replicator(r: dict, rg: azure.resources.ResourceGroup,
         subject=f"system:serviceaccount:{NAME}:model-replicator",
         audiences=["api://AzureADTokenExchange"])
     out: list[pulumi.Resource] = [identity, federation]
-    if config.get("sourceStorageAccountId"):
-        out.append(_grant(f"{key}-replicator-source", config.require("sourceStorageAccountId"),
-                          identity.principal_id))
+    if SOURCE_ACCOUNT_ID:
+        out.append(_grant(f"{key}-replicator-source", SOURCE_ACCOUNT_ID, identity.principal_id))
     return identity, out
 
 
@@ -242,7 +245,6 @@ def region_stack(r: dict) -> dict:
               if peered else {"enable_private_cluster": True})
     # The blueprint's VNet address space (nodes in the first half, private endpoints after).
     cidr = r["vpc_cidr"]
-    octet = cidr.split(".")[1]
     vnet = azure.network.VirtualNetwork(
         f"{key}-vnet", resource_group_name=rg.name, location=region,
         address_space={"address_prefixes": [cidr]}, tags=TAGS,
@@ -250,10 +252,10 @@ def region_stack(r: dict) -> dict:
     path = deployer_peering(r, rg, vnet)
     nodes = azure.network.Subnet(f"{key}-nodes", resource_group_name=rg.name,
                                  virtual_network_name=vnet.name, subnet_name="nodes",
-                                 address_prefix=f"10.{octet}.0.0/17")
+                                 address_prefix=r["nodes_cidr"])
     endpoints = azure.network.Subnet(f"{key}-endpoints", resource_group_name=rg.name,
                                      virtual_network_name=vnet.name, subnet_name="endpoints",
-                                     address_prefix=f"10.{octet}.128.0/24",
+                                     address_prefix=r["endpoints_cidr"],
                                      opts=pulumi.ResourceOptions(depends_on=[nodes]))
     cluster = azure.containerservice.ManagedCluster(
         f"{key}-aks", resource_group_name=rg.name, location=region, resource_name_=r["cluster"],
@@ -264,13 +266,14 @@ def region_stack(r: dict) -> dict:
         security_profile={"workload_identity": {"enabled": True}},
         disable_local_accounts=True,
         api_server_access_profile=access,
-        # Pod and Service ranges outside 10.0.0.0/8, where the VNets and deployers live.
+        # Pod and Service ranges from placement.network (spec.networks, overlap-checked).
         # Cilium (Azure CNI Powered by Cilium, overlay) enforces the fleet's NetworkPolicies
         # (https://learn.microsoft.com/azure/aks/azure-cni-powered-by-cilium).
         network_profile={"network_plugin": "azure", "network_plugin_mode": "overlay",
                          "network_dataplane": "cilium", "network_policy": "cilium",
-                         "load_balancer_sku": "standard", "pod_cidr": "172.31.0.0/16",
-                         "service_cidr": "172.30.0.0/16", "dns_service_ip": "172.30.0.10"},
+                         "load_balancer_sku": "standard", "pod_cidr": FLEET["pod_cidr"],
+                         "service_cidr": FLEET["service_cidr"],
+                         "dns_service_ip": FLEET["dns_service_ip"]},
         agent_pool_profiles=[{
             "name": "system", "mode": "System", "vm_size": system["instance"], "os_type": "Linux",
             "count": system["nodes"], "enable_auto_scaling": True, "min_count": system["nodes"],
@@ -327,9 +330,8 @@ def region_stack(r: dict) -> dict:
         staged += private_blob_endpoint(r, rg, vnet, endpoints, account)
         staged.append(_grant(f"{key}-models-writer", account.id, identity.principal_id,
                              BLOB_CONTRIBUTOR))
-    elif config.get("sourceStorageAccountId"):
-        staged.append(_grant(f"{key}-source-reader", config.require("sourceStorageAccountId"),
-                             kubelet))
+    elif SOURCE_ACCOUNT_ID:
+        staged.append(_grant(f"{key}-source-reader", SOURCE_ACCOUNT_ID, kubelet))
     # Blob data roles and the federated credential are honoured minutes after they exist
     # (https://learn.microsoft.com/azure/role-based-access-control/troubleshooting): the
     # stage Job and the serving pods, which need them at start, wait.

@@ -155,12 +155,12 @@ def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc, list]:
     igw = aws.ec2.InternetGateway(f"{key}-igw", region=region, vpc_id=vpc.id, tags=TAGS)
     public_rt = aws.ec2.RouteTable(f"{key}-public", region=region, vpc_id=vpc.id, routes=[
         aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)], tags=TAGS)
-    octet = r["vpc_cidr"].split(".")[1]
+    # Subnets carved from the blueprint's placement.network (spec.networks, overlap-checked).
     private: dict[str, pulumi.Output[str]] = {}
     private_rts: list[pulumi.Output[str]] = []
     for i, zone in enumerate(zones):
         pub = aws.ec2.Subnet(f"{key}-public-{i}", region=region, vpc_id=vpc.id,
-                             availability_zone=zone, cidr_block=f"10.{octet}.{i * 16}.0/20",
+                             availability_zone=zone, cidr_block=r["public_cidrs"][i],
                              tags={**TAGS, "kubernetes.io/role/elb": "1"})
         aws.ec2.RouteTableAssociation(f"{key}-public-{i}", region=region, subnet_id=pub.id,
                                       route_table_id=public_rt.id)
@@ -168,7 +168,7 @@ def network(r: dict) -> tuple[dict[str, pulumi.Output[str]], aws.ec2.Vpc, list]:
         nat = aws.ec2.NatGateway(f"{key}-nat-{i}", region=region, subnet_id=pub.id,
                                  allocation_id=eip.id, tags=TAGS)
         priv = aws.ec2.Subnet(f"{key}-private-{i}", region=region, vpc_id=vpc.id,
-                              availability_zone=zone, cidr_block=f"10.{octet}.{64 + i * 32}.0/19",
+                              availability_zone=zone, cidr_block=r["private_cidrs"][i],
                               tags={**TAGS, "kubernetes.io/role/internal-elb": "1"})
         rt = aws.ec2.RouteTable(f"{key}-private-{i}", region=region, vpc_id=vpc.id, routes=[
             aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)], tags=TAGS)
@@ -368,6 +368,8 @@ def region_stack(r: dict) -> dict:
     cluster = aws.eks.Cluster(
         f"{key}-eks", region=region, name=r["cluster"], role_arn=cluster_role.arn,
         version=FLEET["k8s_version"],
+        # Service range from placement.network.service_cidr (fixed at creation).
+        kubernetes_network_config={"service_ipv4_cidr": FLEET["service_cidr"]},
         vpc_config={"subnet_ids": subnets, "endpoint_private_access": True,
                     "endpoint_public_access": bool(PUBLIC_CIDRS),
                     "public_access_cidrs": PUBLIC_CIDRS or None},
