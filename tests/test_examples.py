@@ -48,6 +48,7 @@ def _files(name: str) -> dict[str, str]:
 def test_a3mega_has_debug_partition_high_scale_home_and_local_ssd() -> None:
     model = load_paths([BLUEPRINTS["cluster-toolkit-a3mega"]]).documents[0].model
     assert isinstance(model, TrainingCluster)
+    assert model.placement.network.cidr == "172.16.0.0/16"  # the Toolkit's sys_net_range
     home, localssd, _ = model.storage
     assert (home.filestore_tier, home.capacity_tib) == ("HIGH_SCALE_SSD", 10)  # size_gb 10240
     assert localssd.capacity_tib == pytest.approx(6000 / 1024, abs=0.001)  # 16 x 375 GiB
