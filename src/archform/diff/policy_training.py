@@ -203,6 +203,15 @@ TRAINING_RULES: tuple[Rule, ...] = (
     Rule(_T, "storage[].capacity_tib", DATA, "capacity changed", refine.capacity),
     Rule(
         _T,
+        "storage[].filestore_tier",
+        DATA,
+        # "After you create a Filestore instance, you can't change its tier"
+        # (cloud.google.com/filestore/docs/service-tiers, "Choosing a tier").
+        "a Filestore instance cannot change tier: a new instance is created and the data "
+        "must be copied",
+    ),
+    Rule(
+        _T,
         "storage[].encrypted",
         DATA,
         "encryption at rest is fixed at creation: a new file system is created and the data "
@@ -327,6 +336,20 @@ TRAINING_RULES: tuple[Rule, ...] = (
     ),
     Rule(_T, "training", INPLACE, "workload facts feed lint rules and estimates only"),
     Rule(_T, "access", INPLACE, "firewall rules are updated in place"),
+    Rule(_T, "extensions", INPLACE, "the team's own extension folders changed"),
+    Rule(
+        _T,
+        "extensions.ansible",
+        INPLACE,
+        "the team's task folder changed: its tasks run at the next site.yml run; what they "
+        "do to the nodes is theirs to judge",
+    ),
+    Rule(
+        _T,
+        "extensions.pulumi",
+        INPLACE,
+        "the team's Pulumi package changed: `pulumi preview` shows what its resources do",
+    ),
     Rule(_T, "hosts", NODES, "the inventory now names every host: nodes are re-registered"),
     Rule(_T, "hosts.connection", INPLACE, "how Ansible reaches the hosts; nothing on them"),
     Rule(_T, "hosts.controller", OUTAGE, "the controller host changes: slurmctld moves"),

@@ -72,6 +72,8 @@ def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProble
     checker = _Checker(file, source)
     catalog = load_catalog()
     kind = model.kind
+    if kind == "TrainingCluster":
+        _extensions(checker, file, model)
     if kind == "TrainingCluster" and model.placement.provider in CLOUDS:
         _training(checker, catalog, model)
     elif kind == "InferenceFleet":
@@ -83,6 +85,32 @@ def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProble
             f"put the registry on {' or '.join(REGISTRY_PROVIDERS)}",
         )
     return checker.problems
+
+
+def _extensions(checker: _Checker, file: str, cluster: TrainingCluster) -> None:
+    """The team's extension folders exist and hold what archform can include."""
+    from archform.spec import extensions as ext
+
+    given = cluster.extensions
+    checks: list[tuple[str, str, Any]] = []
+    if given.ansible is not None:
+        checks.append(("ansible", given.ansible, ext.ansible_tasks))
+    if given.pulumi is not None:
+        if cluster.placement.provider not in CLOUDS:
+            checker.add(
+                ("extensions", "pulumi"),
+                "an on-prem cluster has no Pulumi program to extend",
+                "remove extensions.pulumi",
+            )
+        else:
+            checks.append(("pulumi", given.pulumi, ext.pulumi_package))
+    for key, rel, read in checks:
+        try:
+            read(file, rel)
+        except ext.ExtensionError as exc:
+            checker.add(("extensions", key), str(exc), exc.hint)
+        except OSError as exc:
+            checker.add(("extensions", key), f"cannot read {rel}: {exc.strerror}", "fix the path")
 
 
 def group_loc(cluster: TrainingCluster, index: int) -> Loc:
@@ -134,6 +162,31 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
                 )
     if provider == "gcp":
         _gcp_layouts(checker, catalog, cluster)
+    _filestore(checker, cluster)
+
+
+def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
+    """filestore_tier only on GCP; the size inside the tier's range (data/filestore.yaml)."""
+    from archform.spec.filestore import check_capacity, filestore
+
+    provider = cluster.placement.provider
+    for i, storage in enumerate(cluster.storage):
+        if storage.kind != "nfs" or storage.filestore_tier is None:
+            continue
+        if provider != "gcp":
+            checker.add(
+                ("storage", i, "filestore_tier"),
+                f"filestore_tier is a Google Cloud Filestore setting; the cluster is on {provider}",
+                "remove filestore_tier",
+            )
+            continue
+        problem = check_capacity(storage.filestore_tier, storage.size_tib)
+        if problem is not None:
+            checker.add(
+                ("storage", i, "capacity_tib"),
+                problem,
+                f"give a capacity_tib inside the tier's range ({filestore().source})",
+            )
 
 
 def _network(checker: _Checker, cluster: TrainingCluster) -> None:
@@ -267,13 +320,19 @@ def _lustre(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> No
 
 
 def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
-    first = gpu_network(catalog, cluster.compute.instance_type)
-    for i, group in enumerate(cluster.compute.groups[1:], start=1):
+    """GPU node groups share one GPU network layout; CPU groups use the system VPC only."""
+    # A group without `gpu` after the catalog defaults (spec.defaults) has no GPUs.
+    gpu_groups = [(i, g) for i, g in enumerate(cluster.compute.groups) if g.gpu is not None]
+    if not gpu_groups:
+        return
+    first_type = gpu_groups[0][1].instance_type
+    first = gpu_network(catalog, first_type)
+    for i, group in gpu_groups[1:]:
         if gpu_network(catalog, group.instance_type) != first:
             checker.add(
                 (*group_loc(cluster, i), "instance_type"),
                 f"{group.instance_type} needs a different GPU network layout than "
-                f"{cluster.compute.instance_type} (GPU VPCs, RDMA subnets, MTU)",
+                f"{first_type} (GPU VPCs, RDMA subnets, MTU)",
                 "put machine families with different NIC layouts in separate clusters",
             )
 

@@ -83,6 +83,12 @@ class InstanceInfo:
         """True for GPU instance types."""
         return self.kind == "gpu"
 
+    @property
+    def local_nvme_tib(self) -> float:
+        """Local NVMe in TiB: AWS quotes instance store in GB (10^9 bytes), GCP and Azure GiB."""
+        gib = self.local_nvme_gib * 10**9 / 2**30 if self.provider == "aws" else self.local_nvme_gib
+        return gib / 1024
+
 
 @dataclass(frozen=True, slots=True)
 class LustreTier:

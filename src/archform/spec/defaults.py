@@ -1,4 +1,4 @@
-"""Fill `gpu`, `cpu`, `memory_gib`, `fabric`, Lustre capacity and server image defaults.
+"""Fill `gpu`, `cpu`, `memory_gib`, `fabric`, storage sizes, health checks and server images.
 
 Runs on plain data before validation, so the resolved blueprint shows every default.
 A GPU model or count that disagrees with the instance type is an error here; a declared
@@ -7,10 +7,12 @@ fabric that differs from the instance's is kept as written and judged by the lin
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
 from archform.spec.errors import SpecProblem
+from archform.spec.filestore import filestore
 from archform.spec.paths import Loc, format_path
 from archform.spec.source import RawDocument
 
@@ -37,6 +39,9 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
             if info is not None:
                 _fill_fabric(data, info)
         _fill_lustre_capacity(catalog, data.get("storage"), provider)
+        _fill_filestore_tier(data.get("storage"), provider)
+        _fill_health_checks(data)
+        _fill_local_nvme(doc, catalog, data, problems)
     elif kind == "InferenceFleet":
         pool = data.get("gpu_pool")
         if isinstance(pool, dict):
@@ -85,6 +90,111 @@ def _fill_lustre_capacity(catalog: Catalog, storage: Any, provider: Any) -> None
         )
         if rule is not None:
             entry["capacity_tib"] = rule.min_gib / 1024
+
+
+# Slurm health checks a GPU cluster gets unless the blueprint lists its own: NHC as slurmd's
+# HealthCheckProgram and the DCGM prolog/epilog. The same on every provider: the roles install
+# NHC from its release tarball and DCGM from NVIDIA's repository wherever the node image lacks
+# them (roles/health, roles/nvidia_driver), and both run only on nodes that have GPUs.
+GPU_HEALTH_CHECKS = ("nhc", "dcgm")
+
+
+def _fill_health_checks(data: dict[str, Any]) -> None:
+    """A Slurm cluster with GPUs and no `scheduler.health_checks` gets [nhc, dcgm]."""
+    scheduler = data.get("scheduler", {})
+    if not isinstance(scheduler, dict) or "health_checks" in scheduler:
+        return
+    if scheduler.get("kind", "slurm") != "slurm" or not _has_gpus(data.get("compute")):
+        return
+    scheduler["health_checks"] = list(GPU_HEALTH_CHECKS)
+    data["scheduler"] = scheduler
+
+
+def _has_gpus(compute: Any) -> bool:
+    if not isinstance(compute, dict):
+        return False
+    extras = compute.get("extra_groups")
+    groups = [compute, *(extras if isinstance(extras, list) else [])]
+    return any(
+        isinstance(g, dict)
+        and isinstance(g.get("gpu"), dict)
+        and isinstance(g["gpu"].get("per_node"), int)
+        and g["gpu"]["per_node"] > 0
+        for g in groups
+    )
+
+
+def _fill_local_nvme(
+    doc: RawDocument, catalog: Catalog, data: dict[str, Any], problems: list[SpecProblem]
+) -> None:
+    """A `local_nvme` entry gets the nodes' local NVMe size and may not ask for more.
+
+    The size is the smallest over the GPU node groups whose instance type the catalog knows
+    (local NVMe is per node; CPU groups such as a debug partition are left out unless the
+    cluster has no GPU group); no local NVMe there is an error at the entry's kind.
+    """
+    storage = data.get("storage")
+    compute = data.get("compute")
+    if not isinstance(storage, list) or not isinstance(compute, dict):
+        return
+    extras = compute.get("extra_groups")
+    groups = [
+        g for g in (compute, *(extras if isinstance(extras, list) else [])) if isinstance(g, dict)
+    ]
+    groups = [g for g in groups if isinstance(g.get("gpu"), dict)] or groups
+    infos = [
+        info
+        for g in groups
+        if isinstance(g, dict)
+        and isinstance(g.get("instance_type"), str)
+        and (info := catalog.instance(g["instance_type"])) is not None
+    ]
+    if not infos:
+        return  # on-prem or unknown types: capacity_tib must be written (Storage._sized)
+    smallest = min(infos, key=lambda i: i.local_nvme_tib)
+    tib = math.floor(smallest.local_nvme_tib * 1000) / 1000
+    for i, entry in enumerate(storage):
+        if not isinstance(entry, dict) or entry.get("kind") != "local_nvme":
+            continue
+        if tib <= 0:
+            with_nvme = sorted(n.name for n in infos if n.local_nvme_tib > 0)
+            problems.append(
+                _problem(
+                    doc,
+                    ("storage", i, "kind"),
+                    f"{smallest.name} has no local NVMe (archform's catalog: 0 GiB)",
+                    "remove this entry, or choose an instance type with local NVMe"
+                    + (f" (as {', '.join(with_nvme)})" if with_nvme else ""),
+                )
+            )
+            continue
+        size = entry.get("capacity_tib")
+        if size is None:
+            entry["capacity_tib"] = tib
+        elif (
+            isinstance(size, int | float)
+            and not isinstance(size, bool)
+            and size > smallest.local_nvme_tib + 1e-9
+        ):
+            problems.append(
+                _problem(
+                    doc,
+                    ("storage", i, "capacity_tib"),
+                    f"capacity_tib {size} is more than the {tib} TiB of local NVMe of "
+                    f"{smallest.name} (archform's catalog: {smallest.local_nvme_gib:g} "
+                    f"{'GB' if smallest.provider == 'aws' else 'GiB'})",
+                    f"remove capacity_tib to use all of it, or give at most {tib}",
+                )
+            )
+
+
+def _fill_filestore_tier(storage: Any, provider: Any) -> None:
+    """A GCP nfs entry (a Filestore instance) without filestore_tier gets the default tier."""
+    if provider != "gcp" or not isinstance(storage, list):
+        return
+    for entry in storage:
+        if isinstance(entry, dict) and entry.get("kind") == "nfs":
+            entry.setdefault("filestore_tier", filestore().default)
 
 
 def _get(data: dict[str, Any], *keys: str) -> Any:

@@ -27,6 +27,9 @@ from archform.spec.models.common import (
     Zone,
 )
 
+FilestoreTier = Literal[
+    "BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCALE_SSD", "ENTERPRISE"
+]
 FabricKind = Literal["infiniband", "roce", "efa", "gpudirect_tcpxo", "gpudirect_tcpx", "ethernet"]
 Purchase = Literal["on_demand", "reserved", "capacity_block", "spot"]
 
@@ -206,7 +209,7 @@ class Storage(Strict):
     capacity_tib: Annotated[float, Field(gt=0, le=1_000_000)] | None = Field(
         default=None,
         description="Size in TiB. Not used for object storage; cloud Lustre defaults to the "
-        "service's minimum for the tier.",
+        "service's minimum for the tier; local_nvme to the nodes' local NVMe (catalog).",
     )
     throughput_mbps_per_tib: Annotated[int, Field(ge=1, le=100_000)] | None = None
     mount: MountPath | None = None
@@ -220,6 +223,11 @@ class Storage(Strict):
         Field(default=None, description="On-prem server: 'mgs@o2ib:/fsname' or 'nfs01:/export'.")
     )
     stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
+    filestore_tier: FilestoreTier | None = Field(
+        default=None,
+        description="GCP `kind: nfs`: the Filestore service tier; its capacity range is "
+        "checked (default BASIC_SSD).",
+    )
     lnet: LnetNetwork | None = Field(
         default=None,
         description="On-prem Lustre: the LNet network and interface(s) the client reaches this "
@@ -233,7 +241,23 @@ class Storage(Strict):
             raise FieldError(
                 "capacity_tib",
                 f"storage {self.name!r} of kind {self.kind} needs capacity_tib",
-                "add capacity_tib: <TiB> (only object storage has no size)",
+                "add capacity_tib: <TiB> (only object storage has no size; local_nvme takes "
+                "the instance type's local NVMe from archform's catalog)",
+            )
+        if self.kind == "object" and self.mount is not None:
+            raise FieldError(
+                "mount",
+                f"storage {self.name!r}: archform does not mount object storage on the nodes "
+                "(no gcsfuse, mountpoint-s3 or blobfuse2 is installed), so `mount` would be "
+                "ignored",
+                "remove mount and give the bucket as `source`; to have it on a path, put a "
+                "Lustre entry in front of it (source: the bucket) or mount it from the job",
+            )
+        if self.filestore_tier is not None and self.kind != "nfs":
+            raise FieldError(
+                "filestore_tier",
+                f"storage {self.name!r} is {self.kind}: only nfs storage is a Filestore",
+                "remove filestore_tier",
             )
         if self.lnet is not None:
             if self.kind != "lustre":
@@ -314,7 +338,12 @@ class Scheduler(Strict):
     )
     accounting: bool = False
     containers: Literal["pyxis", "none"] = "none"
-    health_checks: list[Literal["nhc", "dcgm"]] = Field(default_factory=list)
+    health_checks: list[Literal["nhc", "dcgm"]] = Field(
+        default_factory=list,
+        description="Node health checks: NHC (HealthCheckProgram) and the DCGM prolog. "
+        "Default: [nhc, dcgm] on a Slurm cluster with GPUs, [] without GPUs; write [] to "
+        "turn them off (SCH003 then warns).",
+    )
     backup_controller: bool = False
     controller_instance_type: InstanceType | None = None
     login_nodes: Annotated[int, Field(ge=0, le=16)] = 1
@@ -415,6 +444,30 @@ class Hosts(Strict):
     compute: list[Host] = Field(default_factory=list)
 
 
+ExtensionDir = Annotated[
+    str,
+    Field(
+        pattern=r"^[A-Za-z0-9._-][A-Za-z0-9._/-]{0,200}$",
+        description="A folder relative to the blueprint file.",
+    ),
+]
+
+
+class Extensions(Strict):
+    """The team's own Ansible tasks and Pulumi code (see archform.spec.extensions)."""
+
+    ansible: ExtensionDir | None = Field(
+        default=None,
+        description="Folder of task files per hook: base/, compute/, site/ (*.yml), "
+        "included by site.yml.",
+    )
+    pulumi: ExtensionDir | None = Field(
+        default=None,
+        description="Python package folder (__init__.py with extend(**built)) the Pulumi "
+        "program imports and calls last.",
+    )
+
+
 class TrainingCluster(DocumentBase):
     """A tightly coupled GPU cluster for training."""
 
@@ -428,6 +481,7 @@ class TrainingCluster(DocumentBase):
     training: TrainingWorkload | None = None
     access: Access = Field(default_factory=Access)
     hosts: Hosts | None = None
+    extensions: Extensions = Field(default_factory=Extensions)
 
     @model_validator(mode="after")
     def _lnet_on_prem_once_per_network(self) -> TrainingCluster:

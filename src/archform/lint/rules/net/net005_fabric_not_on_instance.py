@@ -71,8 +71,8 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
             group_loc = ("compute",) if i == 0 else ("compute", "extra_groups", i - 1)
             at = (*group_loc, "instance_type")
             info = ctx.catalog.instance(group.instance_type) if group.instance_type else None
-            if info is None:
-                continue
+            if info is None or group.gpu is None:
+                continue  # the fabric joins GPUs; a CPU group (a debug partition) has none
             have = info.fabric_kind
             have_gbps = info.fabric_gbps if have != "ethernet" else int(info.ethernet_gbps)
             value = [fabric.kind, fabric.gbps_per_node, info.name]

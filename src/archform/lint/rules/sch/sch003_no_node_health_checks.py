@@ -1,7 +1,9 @@
 """A GPU cluster without node health checks.
 
 ## What it does
-Flags a TrainingCluster with GPUs and an empty `scheduler.health_checks`.
+Flags a TrainingCluster with GPUs whose `scheduler.health_checks` is written empty. A Slurm
+cluster with GPUs that does not write the field gets `[nhc, dcgm]` by default (shown in the
+resolved blueprint), so this fires only when the checks were turned off.
 
 ## Why is this bad?
 A GPU with an uncorrectable ECC error, a fallen-off NVLink or a downed HCA keeps
@@ -20,6 +22,7 @@ compute:
 fabric: {kind: ethernet, gbps_per_node: 100}
 scheduler:
   kind: slurm
+  health_checks: []
 ```
 
 ## Use instead
@@ -66,5 +69,7 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
                 f"{tc.compute.total_gpus} GPUs and no node health checks; expected at least "
                 "one of nhc, dcgm",
                 "set scheduler.health_checks: [nhc, dcgm]",
-                at=ctx.first_written(doc, ("scheduler",), ("compute",)),
+                at=ctx.first_written(
+                    doc, ("scheduler", "health_checks"), ("scheduler",), ("compute",)
+                ),
             )

@@ -24,10 +24,12 @@ from archform.render.targets.common.training_view import TrainingView, training_
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.containers import FabricNeeds, load_containers
+from archform.spec.extensions import HOOKS, ExtensionFile, ansible_tasks
 from archform.spec.models.training import TrainingCluster
 
 ROOT = "ansible"
 TEMPLATES = "ansible"
+EXTENSIONS = "extensions"  # the team's task files under ansible/ (blueprint extensions.ansible)
 ENROOT_SHARED_FOLDER = "enroot"
 EXECUTABLE = ("inventory/archform_inventory.py",)
 # Role files only one fabric kind's tasks use (roles/fabric/tasks/<kind>.yml); other trees
@@ -97,9 +99,13 @@ class AnsibleContext:
     # Devices, hook settings and host libraries containers need for the fabric (containers.yaml).
     fabric_needs: FabricNeeds
     storage_names: StorageNames
+    # The team's task files per hook (spec.extensions.HOOKS), as paths under ansible/.
+    extensions: dict[str, list[str]]
 
 
-def context(cluster: TrainingCluster) -> AnsibleContext:
+def context(
+    cluster: TrainingCluster, extensions: dict[str, list[ExtensionFile]] | None = None
+) -> AnsibleContext:
     """The view-model every Ansible template receives."""
     view = training_view(cluster)
     inventory = ansible_roles.inventory_groups(view)
@@ -133,6 +139,10 @@ def context(cluster: TrainingCluster) -> AnsibleContext:
             lustre=[s.name for s in view.storage if s.kind == "lustre"],
             nfs=[s.name for s in view.storage if s.kind == "nfs"],
         ),
+        extensions={
+            hook: [f"{EXTENSIONS}/{f.path}" for f in (extensions or {}).get(hook, [])]
+            for hook in HOOKS
+        },
     )
 
 
@@ -170,9 +180,11 @@ def template_names() -> list[tuple[str, str]]:
     return sorted(pairs, key=lambda pair: pair[1])
 
 
-def render_cluster(cluster: TrainingCluster) -> list[GeneratedFile]:
-    """All files of the Ansible project for one cluster."""
-    ctx = context(cluster)
+def render_cluster(
+    cluster: TrainingCluster, extensions: dict[str, list[ExtensionFile]] | None = None
+) -> list[GeneratedFile]:
+    """All files of the Ansible project for one cluster, with the team's task files."""
+    ctx = context(cluster, extensions)
     base = templates_dir() / TEMPLATES
     files: list[GeneratedFile] = []
     for src, rel in template_names():
@@ -184,13 +196,16 @@ def render_cluster(cluster: TrainingCluster) -> list[GeneratedFile]:
             files.append(GeneratedFile.text(f"{ROOT}/{rel}", text, mode))
         else:
             files.append(GeneratedFile(f"{ROOT}/{rel}", (base / src).read_bytes(), mode))
-    return files
+    for hook_files in (extensions or {}).values():
+        files += [GeneratedFile(f"{ROOT}/{EXTENSIONS}/{f.path}", f.content) for f in hook_files]
+    return sorted(files, key=lambda f: f.path)
 
 
 def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
     del blueprints
     assert isinstance(doc.model, TrainingCluster)
-    return render_cluster(doc.model)
+    rel = doc.model.extensions.ansible
+    return render_cluster(doc.model, ansible_tasks(doc.file, rel) if rel else None)
 
 
 TARGET = Target(name="ansible", applies=applies, render=_render)

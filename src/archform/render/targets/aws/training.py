@@ -119,7 +119,8 @@ def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> 
         # A Capacity Block is already placed together; a placement-group constraint on top
         # causes insufficient-capacity errors with free block capacity (ParallelCluster's
         # PlacementGroupCapacityTypeValidator, aws-parallelcluster PR 6311).
-        placement_group=group.purchase != "capacity_block",
+        # CPU groups (e.g. a debug queue) stay out of the GPU nodes' cluster placement group.
+        placement_group=group.purchase != "capacity_block" and (group.gpu is not None),
         network_cards=network_cards(group.instance_type),
         root_volume_gib=500,
     )

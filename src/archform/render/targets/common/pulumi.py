@@ -19,6 +19,7 @@ from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
+from archform.spec.extensions import ExtensionFile, pulumi_package
 from archform.spec.models.training import Storage, TrainingCluster
 
 # Versions pinned in requirements.txt: the SDKs archform's tests run the programs with.
@@ -62,7 +63,9 @@ def make_target(provider: str, settings: SettingsOf, modules: list[str]) -> Targ
         values, config, notes = settings(cluster)
         if provider == "aws":
             values["REGISTRY_WRITER_ROLES"] = registry_writer_roles(doc.name, blueprints)
-        return project_files(provider, cluster, values, config, modules, notes)
+        rel = cluster.extensions.pulumi
+        team = pulumi_package(doc.file, rel) if rel else []
+        return project_files(provider, cluster, values, config, modules, notes, team)
 
     return Target(name=f"pulumi-{provider}", applies=lambda d: applies(d, provider), render=_render)
 
@@ -175,6 +178,8 @@ class ProjectContext:
     modules: list[str]
     notes: list[str]
     provider_config: list[ProviderConfig]
+    # True when the blueprint names the team's Pulumi package (extensions.pulumi).
+    extensions: bool = False
 
 
 def _settings_py(settings: Settings) -> list[SettingRow]:
@@ -208,8 +213,13 @@ def project_files(
     config: list[ConfigKey],
     modules: list[str],
     notes: list[str],
+    extensions: list[ExtensionFile] | None = None,
 ) -> list[GeneratedFile]:
-    """Render a whole project: Pulumi.yaml, settings.py, program modules, requirements, README."""
+    """Render a whole project: Pulumi.yaml, settings.py, program modules, requirements, README.
+
+    `extensions` (the team's package, blueprint `extensions.pulumi`) is copied to
+    pulumi/extensions/ and called last by __main__.py.
+    """
     sdk = cloud(provider).pulumi_sdk
     assert sdk is not None, f"{provider} has no Pulumi SDK"
     package, version = sdk
@@ -230,6 +240,7 @@ def project_files(
         modules=modules,
         notes=notes,
         provider_config=_provider_config(provider, settings),
+        extensions=bool(extensions),
     )
     files = [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),
@@ -246,4 +257,5 @@ def project_files(
                 f"pulumi/{module}", render(f"pulumi/{provider}/{module}.j2", context)
             )
         )
+    files += [GeneratedFile(f"pulumi/extensions/{f.path}", f.content) for f in extensions or []]
     return files

@@ -26,10 +26,10 @@ from archform.render.targets.common.pulumi import (
 )
 from archform.render.targets.common.training_view import training_view
 from archform.spec.catalog import load_catalog
-from archform.spec.models.training import Network, TrainingCluster
+from archform.spec.filestore import filestore, provisioned_gib
+from archform.spec.models.training import Network, Storage, TrainingCluster
 from archform.spec.networks import gcp_training, gpu_network, split
 
-FILESTORE_BASIC_SSD_MIN_GIB = 2560  # Filestore Basic SSD: 2.5 TiB minimum
 HEAD_MACHINE_TYPE = "n2-standard-8"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
 DEFAULT_BOOT_DISK = "pd-balanced"
@@ -56,6 +56,9 @@ class GcpGroup:
     reservation: str | None
     networks: GpuNetworks
     boot_disk_type: str
+    # False for a CPU group (e.g. a debug partition): system NIC only, live migration,
+    # outside the compact placement policy.
+    gpu: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,9 @@ class FilestoreShare:
 
     name: str
     share: str
+    tier: str
+    # ENTERPRISE and REGIONAL instances live in a region, the others in a zone.
+    regional: bool
     capacity_gib: int
     mount: str | None
 
@@ -125,6 +131,18 @@ def _lustre(cluster: TrainingCluster) -> list[ManagedLustre]:
     return out
 
 
+def _filestore(storage: Storage) -> FilestoreShare:
+    tier = storage.filestore_tier or filestore().default
+    return FilestoreShare(
+        name=storage.name,
+        share=re.sub(r"[^a-z0-9_]", "_", storage.name)[:16],
+        tier=tier,
+        regional=filestore().tiers[tier].location == "region",
+        capacity_gib=provisioned_gib(tier, storage.size_tib),
+        mount=storage.mount,
+    )
+
+
 def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[str]]:
     """settings.py values, config keys and README notes."""
     view = training_view(cluster)
@@ -149,19 +167,13 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
                 reservation=group.capacity_reservation_id,
                 networks=gpu_networks(group.instance_type, net),
                 boot_disk_type=(info.boot_disk_type if info else None) or DEFAULT_BOOT_DISK,
+                gpu=group.gpu is not None,
             )
         )
-    layouts = {(g.networks.mtu, len(g.networks.gvnic), len(g.networks.rdma)) for g in groups}
+    gpu_groups = [g for g in groups if g.gpu] or groups
+    layouts = {(g.networks.mtu, len(g.networks.gvnic), len(g.networks.rdma)) for g in gpu_groups}
     assert len(layouts) == 1, "checked by spec.buildable"
-    nfs = [
-        FilestoreShare(
-            name=s.name,
-            share=re.sub(r"[^a-z0-9_]", "_", s.name)[:16],
-            capacity_gib=max(FILESTORE_BASIC_SSD_MIN_GIB, round_up(s.size_tib * 1024, 1)),
-            mount=s.mount,
-        )
-        for s in nfs_entries(cluster)
-    ]
+    nfs = [_filestore(s) for s in nfs_entries(cluster)]
     values = base_settings(cluster)
     values.update(
         {
@@ -173,7 +185,7 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
             "HEAD_MACHINE_TYPE": cluster.scheduler.controller_instance_type or HEAD_MACHINE_TYPE,
             "CONTROLLER_ADDRESS": host_address(system_cidr, 10),
             "LOGIN_ADDRESSES": [host_address(system_cidr, 11 + i) for i in range(len(view.login))],
-            "GPU_NETWORKS": groups[0].networks,
+            "GPU_NETWORKS": gpu_groups[0].networks,
             "GROUPS": groups,
             "LUSTRE": _lustre(cluster),
             "NFS": nfs,

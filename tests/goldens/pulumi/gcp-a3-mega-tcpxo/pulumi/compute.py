@@ -2,7 +2,9 @@
 
 GPU instances: one NIC per network (system gVNIC first, then GPU gVNICs, then MRDMA),
 `on_host_maintenance=TERMINATE` (GPU VMs cannot live-migrate), compact placement, static
-internal addresses on the system subnet (the Ansible inventory names them).
+internal addresses on the system subnet (the Ansible inventory names them). CPU node groups
+(no GPUs, e.g. a debug partition) get the system NIC only, live-migrate and stay outside the
+compact placement policy.
 """
 
 from __future__ import annotations
@@ -66,6 +68,12 @@ def _gpu_interfaces(net: Network, address: str) -> list[dict[str, object]]:
     return nics
 
 
+def _interfaces(group: dict, net: Network, address: str) -> list[dict[str, object]]:
+    if group["gpu"]:
+        return _gpu_interfaces(net, address)
+    return [{"subnetwork": net.system_subnet.id, "network_ip": address}]
+
+
 def _scheduling(group: dict) -> dict[str, object]:
     if group["purchase"] == "spot":
         return {
@@ -75,6 +83,8 @@ def _scheduling(group: dict) -> dict[str, object]:
             "automatic_restart": False,
             "instance_termination_action": "DELETE",
         }
+    if not group["gpu"]:
+        return {"on_host_maintenance": "MIGRATE", "automatic_restart": True}
     return {"on_host_maintenance": "TERMINATE", "automatic_restart": True}
 
 
@@ -123,9 +133,9 @@ def build(net: Network) -> Nodes:
         )
         bucket.append((name, address))
 
-    total = sum(len(g["hostnames"]) for g in s.GROUPS)
+    total = sum(len(g["hostnames"]) for g in s.GROUPS if g["gpu"])
     policy = None
-    if s.COLLOCATED:
+    if s.COLLOCATED and total:
         policy = gcp.compute.ResourcePolicy(
             f"{s.CLUSTER}-compact",
             region=s.REGION,
@@ -137,10 +147,12 @@ def build(net: Network) -> Nodes:
                 name,
                 machine_type=group["machine_type"],
                 boot_disk=_boot_disk(group["boot_disk_type"], 200),
-                network_interfaces=_gpu_interfaces(net, address),
+                network_interfaces=_interfaces(group, net, address),
                 scheduling=_scheduling(group),
                 # One policy, a str (not a list) in pulumi-gcp 10.
-                resource_policies=policy.self_link if policy is not None else None,
+                resource_policies=(
+                    policy.self_link if policy is not None and group["gpu"] else None
+                ),
                 reservation_affinity=_reservation(group),
                 **_common(name, account),
             )

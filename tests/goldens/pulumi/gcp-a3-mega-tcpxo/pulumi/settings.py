@@ -88,6 +88,7 @@ GROUPS = [
             'mtu': 8244,
         },
         'boot_disk_type': 'pd-balanced',
+        'gpu': True,
     },
 ]
 LUSTRE = [
@@ -109,7 +110,14 @@ LUSTRE = [
     },
 ]
 NFS = [
-    {'name': 'home', 'share': 'home', 'capacity_gib': 2560, 'mount': '/home'},
+    {
+        'name': 'home',
+        'share': 'home',
+        'tier': 'BASIC_SSD',
+        'regional': False,
+        'capacity_gib': 2560,
+        'mount': '/home',
+    },
 ]
 CONFIG_DEFAULTS = {
     'image': 'projects/ubuntu-os-accelerator-images/global/images/family/ubuntu-accelerator-2204-amd64-with-nvidia-570',

@@ -2,7 +2,8 @@
 
 Both attach to the system VPC; Managed Lustre needs private services access on it.
 Encryption at rest is always on: Google-managed keys, or the `kmsKeySelfLink` config key for
-Managed Lustre (Filestore Basic takes no customer-managed key).
+Managed Lustre (Filestore instances use Google-managed keys). Each Filestore instance has the
+blueprint's `filestore_tier` (default BASIC_SSD); ENTERPRISE and REGIONAL ones are regional.
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ def build(net: Network) -> FileSystems:
     for entry in s.NFS:
         fs = gcp.filestore.Instance(
             f"{s.CLUSTER}-{entry['name']}",
-            location=s.ZONE,
-            tier="BASIC_SSD",
+            location=s.REGION if entry["regional"] else s.ZONE,
+            tier=entry["tier"],
             file_shares={"name": entry["share"], "capacity_gb": entry["capacity_gib"]},
             networks=[{"network": net.system.name, "modes": ["MODE_IPV4"]}],
             labels=s.LABELS,
