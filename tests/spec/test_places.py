@@ -77,8 +77,13 @@ def test_every_fleet_region_is_checked(tmp_path: Path) -> None:
     old = "[eastus, westeurope, southeastasia]"
     path = _edited(tmp_path, A10, old, old.replace("southeastasia", "australiasoutheast"))
     (line,) = _refused(path)
+    at = next(
+        i
+        for i, text in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if "instance_type: Standard_NV72" in text
+    )
     assert line.startswith(
-        f"{path}:30:18: error: gpu_pool.instance_type: Standard_NV72ads_A10_v5 is not offered "
+        f"{path}:{at}:18: error: gpu_pool.instance_type: Standard_NV72ads_A10_v5 is not offered "
         "in australiasoutheast (hint: regions that offer it: "
     )
 
