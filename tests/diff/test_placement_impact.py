@@ -209,3 +209,32 @@ def test_gcp_count_change_of_the_last_group_keeps_the_others_in_place() -> None:
     (change,) = report.changes
     assert change.path == "compute.extra_groups[more].nodes"
     assert change.impact is Impact.IN_PLACE
+
+
+def test_gcp_cpu_group_count_change_keeps_the_compact_policy() -> None:
+    """A CPU debug group stays outside the COLLOCATED policy (vm_count counts GPU nodes), so
+    resizing the last group, a CPU one, leaves every GPU VM in place."""
+
+    def debug(n: int) -> Any:
+        def mutate(docs: D) -> None:
+            docs[0]["compute"]["extra_groups"] = [
+                {"name": "debug", "nodes": n, "instance_type": "n2-standard-4"}
+            ]
+
+        return mutate
+
+    old = documents(GCP)
+    debug(2)(old)
+    new = documents(GCP)
+    debug(4)(new)
+    report = diff_sets(load_text(dump(old), "old.yaml"), load_text(dump(new), "new.yaml"))
+    (change,) = [c for c in report.changes if c.path.endswith(".nodes")]
+    assert change.impact is Impact.IN_PLACE, change.reason
+    # the same change on a GPU group replaces every VM
+    gpu_old, gpu_new = documents(GCP), documents(GCP)
+    _extra_group(gpu_old)
+    _extra_group(gpu_new)
+    gpu_new[0]["compute"]["extra_groups"][0]["nodes"] = 4
+    gpu = diff_sets(load_text(dump(gpu_old), "old.yaml"), load_text(dump(gpu_new), "new.yaml"))
+    (change,) = [c for c in gpu.changes if c.path.endswith(".nodes")]
+    assert change.impact is Impact.NODE_REPLACEMENT

@@ -60,16 +60,30 @@ def _gcp_compact(edit: Edit) -> bool:
     )
 
 
+def _has_gpus(group: dict[str, Any], primary: Any) -> bool:
+    """A node group with GPUs: only those are under the compact policy.
+
+    CPU groups (a debug partition) stay outside it (templates/pulumi/gcp/compute.py.j2).
+    """
+    if isinstance(group.get("gpu"), dict):
+        return True
+    from archform.spec.catalog import load_catalog
+
+    kind = group.get("instance_type", primary)
+    info = load_catalog().instance(kind) if isinstance(kind, str) else None
+    return info is None or info.gpu_count > 0  # unknown: counted, the conservative verdict
+
+
 def _total(root: dict[str, Any]) -> int:
+    """The compact policy's vm_count: the nodes of every GPU group."""
     compute = root.get("compute")
     if not isinstance(compute, dict):
         return 0
-    nodes = compute.get("nodes")
-    total = nodes if isinstance(nodes, int) else 0
-    for group in compute.get("extra_groups") or []:
-        if isinstance(group, dict) and isinstance(group.get("nodes"), int):
-            total += group["nodes"]
-    return total
+    primary = compute.get("instance_type")
+    groups = [compute, *[g for g in compute.get("extra_groups") or [] if isinstance(g, dict)]]
+    return sum(
+        g["nodes"] for g in groups if isinstance(g.get("nodes"), int) and _has_gpus(g, primary)
+    )
 
 
 def _gcp_replacement(edit: Edit) -> Verdict:
