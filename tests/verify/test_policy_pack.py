@@ -474,7 +474,10 @@ def test_front_door_route_serving_plain_http_fires(root: Path) -> None:
 def test_gateway_http_listener_fires(root: Path) -> None:
     def edit(rs: list[Any]) -> list[Any]:
         gw = _one(rs, "kubernetes:gateway.networking.k8s.io/v1:Gateway")
-        spec = {**gw.inputs["spec"], "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}]}
+        spec = {
+            **gw.inputs["spec"],
+            "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}],
+        }
         return _swap(rs, gw, inputs={**gw.inputs, "spec": spec})
 
     fired = _fired(_evaluate("l4-serve", root, edit), "edge-listener-tls")

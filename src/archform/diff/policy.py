@@ -152,8 +152,7 @@ RULES: tuple[Rule, ...] = (
         _F,
         "edge.auth",
         ROLL,
-        "the model servers restart with or without the API key: clients must change how "
-        "they call",
+        "the model servers restart with or without the API key: clients must change how they call",
     ),
     Rule(
         _F,

@@ -219,8 +219,7 @@ def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) 
 
 
 def _edge(checker: _Checker, fleet: InferenceFleet) -> None:
-    """TLS at a public entry point needs a name for its certificate; API keys a server
-    that checks them."""
+    """TLS at a public entry point needs a certificate name; an API key, a server that checks it."""
     edge = fleet.edge
     public = bool(fleet.traffic and fleet.traffic.global_load_balancer)
     provider = fleet.placement.provider

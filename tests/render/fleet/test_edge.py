@@ -203,8 +203,10 @@ def test_program_terminates_tls_with_a_managed_certificate(case: Case, root: Pat
         assert {(c.inputs["domainName"], c.inputs["validationMethod"]) for c in certs} == {
             (domain, "DNS")
         }
-        validated = {v.inputs["region"]: v for v in run.of_type(
-            "aws:acm/certificateValidation:CertificateValidation")}
+        validated = {
+            v.inputs["region"]: v
+            for v in run.of_type("aws:acm/certificateValidation:CertificateValidation")
+        }
         for svc in run.of_type("kubernetes:core/v1:Service"):
             region = svc.name.split("-service-")[0]
             arn = svc.inputs["metadata"]["annotations"][AWS_LB + "ssl-cert"]

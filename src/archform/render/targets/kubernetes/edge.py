@@ -64,7 +64,7 @@ def front_door_objects(v: FleetView) -> list[dict[str, Any]]:
 
 
 def server_args(v: FleetView) -> list[str]:
-    """vLLM arguments that load the Front Door check."""
+    """VLLM arguments that load the Front Door check."""
     return ["--middleware", MIDDLEWARE] if checks_front_door(v) else []
 
 

@@ -9,7 +9,6 @@ from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import PROMETHEUS, SERVERS
 from archform.render.targets.kubernetes.common import meta as _meta
 
-
 # TLS 1.3 and 1.2 only, forward secrecy (the ELB policy AWS recommends for new listeners).
 TLS_POLICY_AWS = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 

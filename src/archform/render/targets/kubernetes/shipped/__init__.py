@@ -1,1 +1,1 @@
-"""Python that runs inside the model-server containers (shipped in a ConfigMap, never imported here)."""
+"""Python that runs inside the model-server containers (shipped in a ConfigMap, not imported)."""

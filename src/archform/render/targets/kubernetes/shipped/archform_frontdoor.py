@@ -37,6 +37,9 @@ async def front_door_only(request: Any, call_next: Callable[[Any], Awaitable[Any
     expected = os.environ.get("ARCHFORM_FRONT_DOOR_ID", "")
     if allowed(request.url.path, request.method, request.headers.get(HEADER), expected):
         return await call_next(request)
-    from starlette.responses import JSONResponse  # vLLM's web stack (FastAPI on Starlette)
+    # vLLM's web stack (FastAPI on Starlette), present in the server image only.
+    from starlette.responses import JSONResponse  # type: ignore[import-not-found]
 
-    return JSONResponse(content={"error": "Forbidden: not this fleet's Front Door"}, status_code=403)
+    return JSONResponse(
+        content={"error": "Forbidden: not this fleet's Front Door"}, status_code=403
+    )
