@@ -272,7 +272,10 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
         "kind": "Deployment",
         "metadata": {
             **_meta(name, ns, labels),
-            **digest_skip([str(container["image"]), weights.fetch_image(v.provider)]),
+            **_skips(
+                digest_skip([str(container["image"]), weights.fetch_image(v.provider)]),
+                edge.checkov_skips(v),
+            ),
         },
         "spec": {
             # No `replicas`: the autoscaler owns the count (min/max in the ScaledObject).
@@ -311,6 +314,14 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     budget = startup_budget(obj, v.model.weights_gib, v.replicas.max)
     obj["spec"]["progressDeadlineSeconds"] = budget.create_s
     return obj
+
+
+def _skips(digests: dict[str, dict[str, str]], more: list[str]) -> dict[str, dict[str, str]]:
+    """Checkov skip annotations: the digest skip (checkov.io/skip1) and then `more`."""
+    notes = dict(digests.get("annotations", {}))
+    for entry in more:
+        notes[f"checkov.io/skip{len(notes) + 1}"] = entry
+    return {"annotations": notes} if notes else {}
 
 
 def _service_account(name: str, ns: str, labels: dict[str, str]) -> dict[str, Any]:
