@@ -272,3 +272,43 @@ def test_private_blob_zone_link_falls_back_to_public_dns(case: Case, root: Path)
     assert links or not replicated
     for link in links:
         assert link.inputs["resolutionPolicy"] == "NxDomainRedirect"
+
+
+# --- the blueprint: HTTPS needs a name; plain HTTP is an explicit opt-in -----------------------
+
+
+def _without_domain(stem: str, tmp_path: Path, **edge: str) -> Path:
+    text = (Path(__file__).resolve().parents[3] / "blueprints" / f"{stem}.yaml").read_text("utf-8")
+    text = text.replace("edge:\n  domain: serve.sivaro.example.com\n", "")
+    if edge:
+        text = text.replace(
+            "kind: InferenceFleet\n",
+            "kind: InferenceFleet\nedge: {"
+            + ", ".join(f"{k}: {v}" for k, v in edge.items())
+            + "}\n",
+        )
+    path = tmp_path / f"{stem}.yaml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+def test_https_entry_point_without_a_domain_is_refused_at_its_line(tmp_path: Path) -> None:
+    from support import run_cli
+
+    path = _without_domain("platform-two-tier", tmp_path)
+    proc = run_cli(["validate", str(path)])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    (line,) = [ln for ln in proc.stderr.splitlines() if "managed certificate" in ln]
+    assert line.startswith(f"{path}:")
+    assert "an HTTPS entry point on aws needs the name clients use" in line
+    assert "(hint: add edge: {domain: api.example.com}" in line
+    assert "Traceback" not in proc.stderr
+
+
+def test_plain_http_is_an_opt_in_that_lint_reports(tmp_path: Path) -> None:
+    from support import run_cli
+
+    path = _without_domain("platform-two-tier", tmp_path, protocol="http")
+    assert run_cli(["validate", str(path)]).returncode == 0
+    lint = run_cli(["lint", str(path), "--select", "SEC004"])
+    assert "SEC004" in lint.stdout and "serves plain HTTP" in lint.stdout, lint.stdout
