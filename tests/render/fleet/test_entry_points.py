@@ -40,9 +40,7 @@ def test_regions_private_and_health_checked_on_the_model(case: Case) -> None:
             assert (
                 ann["service.beta.kubernetes.io/aws-load-balancer-healthcheck-protocol"] == "http"
             )
-            assert (
-                ann["service.beta.kubernetes.io/aws-load-balancer-healthcheck-path"] == "/health"
-            )
+            assert ann["service.beta.kubernetes.io/aws-load-balancer-healthcheck-path"] == "/health"
         elif provider == "azure":
             key = "service.beta.kubernetes.io/azure-load-balancer-health-probe-request-path"
             # /v1/models needs the API key; vLLM serves /health without it once loaded.
