@@ -149,12 +149,18 @@ def test_front_door_check_admits_only_this_profile(monkeypatch: pytest.MonkeyPat
         passed.append(request.url.path)
         return "served"
 
-    async def send(path: str, fdid: str | None) -> Any:
-        return await archform_frontdoor.front_door_only(_request(path, fdid), call_next)
+    def send(path: str, fdid: str | None) -> Any:
+        # Its own loop: asyncio.run would unset the main thread's loop the Pulumi SDK uses.
+        loop = asyncio.new_event_loop()
+        try:
+            request = _request(path, fdid)
+            return loop.run_until_complete(archform_frontdoor.front_door_only(request, call_next))
+        finally:
+            loop.close()
 
-    assert asyncio.run(send("/v1/completions", MOCK_FRONT_DOOR_ID.upper())) == "served"
-    assert asyncio.run(send("/health", None)) == "served"  # probes, the LB health check
-    assert asyncio.run(send("/metrics", None)) == "served"  # Prometheus in the cluster
+    assert send("/v1/completions", MOCK_FRONT_DOOR_ID.upper()) == "served"
+    assert send("/health", None) == "served"  # probes, the LB health check
+    assert send("/metrics", None) == "served"  # Prometheus in the cluster
     assert passed == ["/v1/completions", "/health", "/metrics"]
     assert not archform_frontdoor.allowed("/v1/chat/completions", "POST", None, MOCK_FRONT_DOOR_ID)
     other = "11111111-2222-3333-4444-555555555555"  # another customer's Front Door
@@ -162,7 +168,7 @@ def test_front_door_check_admits_only_this_profile(monkeypatch: pytest.MonkeyPat
     # No id configured: nothing under /v1 is served (fail closed).
     assert not archform_frontdoor.allowed("/v1/models", "GET", MOCK_FRONT_DOOR_ID, "")
     pytest.importorskip("starlette")
-    response = asyncio.run(send("/v1/completions", other))
+    response = send("/v1/completions", other)
     assert response.status_code == 403
 
 
