@@ -292,6 +292,16 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         OUT,
     ),
     ("fleet-traffic", PLAT, _set(1, "traffic.peak_rps", 900), "traffic.peak_rps", INP),
+    # The edge: certificates reissued, listeners or servers changed; clients must follow.
+    (
+        "fleet-edge-domain",
+        PLAT,
+        _set(1, "edge.domain", "api.sivaro.example.com"),
+        "edge.domain",
+        ROL,
+    ),
+    ("fleet-edge-plain-http", PLAT, _set(1, "edge.protocol", "http"), "edge.protocol", ROL),
+    ("fleet-edge-no-auth", PLAT, _set(1, "edge.auth", "none"), "edge.auth", ROL),
     ("fleet-k8s-downgrade", PLAT, _set(1, "kubernetes.version", "1.29"), "kubernetes.version", OUT),
     (
         "platform-registry-bucket",

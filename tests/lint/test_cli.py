@@ -131,7 +131,7 @@ def test_junit_one_testcase_per_file_and_rule(bad_file: Path) -> None:
     out = run_cli(["lint", str(bad_file), "--format", "junit", "--select", "TRN,SEC"]).stdout
     root = ET.fromstring(out)
     cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 11
+    assert len(cases) == 12  # the TRN and SEC rules (SEC004 included)
     failed = sorted(c.get("name", "") for c in cases if c.find("failure") is not None)
     assert failed == [
         "SEC001 ssh-open-to-world",
@@ -191,7 +191,7 @@ def test_rules_and_rule_commands() -> None:
     assert table.returncode == 0
     assert "TRN001  cross-region-training" in table.stdout
     data = json.loads(run_cli(["rules", "--format", "json"]).stdout)
-    assert len(data) == 46
+    assert len(data) == 47
     net008 = next(r for r in data if r["code"] == "NET008")
     assert net008["options"]["exposed_fraction_threshold"] == 0.3
     doc = run_cli(["rule", "trn001"])

@@ -30,6 +30,7 @@ placement: {provider: aws, regions: [us-east-1]}
 model: {name: m, params: 8B, source: "s3://b/m/"}
 server: {kind: KIND}
 gpu_pool: {instance_type: g5.12xlarge, min_nodes_per_region: 1, max_nodes_per_region: 2}
+edge: {auth: none}  # archform sets an API key for vllm only
 """
 
 LUSTRE = """\

@@ -93,7 +93,7 @@ TCPXO_BIND = (
     'for dir in /var/lib/tcpxo/lib64; do\n    if [ -d "${host}${dir}" ]; then\n        printf'
 )
 K8S = "kubernetes/eastus/"
-DEPLOYMENT = "07-deployment-fin-serve.yaml"
+DEPLOYMENT = "08-deployment-fin-serve.yaml"
 # The model server's container securityContext, as generated (the last container of the pod).
 SERVER_SECURITY = (
     "        securityContext:\n"
@@ -432,6 +432,17 @@ FAULTS: list[Fault] = [
         "lambda k: base64.b64decode(k[0].value).decode())",
         r"\[no-interactive-credentials\] eastus-k8s: .*kubelogin --login devicecode",
     ),
+    # Front Door accepts HTTP and forwards it instead of redirecting to HTTPS.
+    Fault(
+        "edge-listener-plain-http",
+        "pulumi",
+        FLEET,
+        "pulumi/__main__.py",
+        'https_redirect="Enabled" if EDGE["tls"] else "Disabled",',
+        'https_redirect="Disabled",',
+        r"\[edge-listener-tls\] frontdoor-route: Front Door route serves plain HTTP "
+        r"\(supportedProtocols \['Http', 'Https'\], httpsRedirect Disabled\)",
+    ),
     # --- kubernetes-validate: strict schemas for core kinds, vendored CRD schemas ---
     Fault(
         "deployment-unknown-field",
@@ -455,7 +466,7 @@ FAULTS: list[Fault] = [
         "pdb-removed-api-version",
         "kubernetes-validate",
         FLEET,
-        K8S + "09-poddisruptionbudget-fin-serve.yaml",
+        K8S + "10-poddisruptionbudget-fin-serve.yaml",
         "apiVersion: policy/v1\n",
         "apiVersion: policy/v1beta1\n",
         r"no schema for policy/v1beta1 PodDisruptionBudget",
@@ -464,7 +475,7 @@ FAULTS: list[Fault] = [
         "scaledobject-misspelled-field",
         "kubernetes-validate",
         FLEET,
-        K8S + "10-scaledobject-fin-serve.yaml",
+        K8S + "11-scaledobject-fin-serve.yaml",
         "  cooldownPeriod: 360\n",
         "  coolDownPeriod: 360\n",
         r"ScaledObject fin-serve: spec: .*'coolDownPeriod' was unexpected",

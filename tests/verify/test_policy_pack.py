@@ -32,6 +32,7 @@ POLICY_NAMES = {
     "encryption-at-rest",
     "workload-await-covers-startup",
     "no-interactive-credentials",
+    "edge-listener-tls",
 }
 GCP_FIXTURE = Path(__file__).resolve().parents[1] / "render" / "fleet" / "gcp-fleet.yaml"
 SOURCES = {
@@ -456,3 +457,44 @@ def test_verify_reports_the_pack_beside_each_program(root: Path) -> None:
     named = {part.split("]")[0] for part in policy.detail.split("[")[1:]}
     assert named == expected
     assert policy.status == ("failed" if expected else "passed")
+
+
+# --- edge-listener-tls: every public entry point accepts only TLS ------------------------
+
+
+def test_front_door_route_serving_plain_http_fires(root: Path) -> None:
+    def edit(rs: list[Any]) -> list[Any]:
+        route = _one(rs, "azure-native:cdn:Route")
+        return _swap(rs, route, inputs={**route.inputs, "httpsRedirect": "Disabled"})
+
+    fired = _fired(_evaluate("fin-serve", root, edit), "edge-listener-tls")
+    assert any("frontdoor-route: Front Door route serves plain HTTP" in m for m in fired), fired
+
+
+def test_gateway_http_listener_fires(root: Path) -> None:
+    def edit(rs: list[Any]) -> list[Any]:
+        gw = _one(rs, "kubernetes:gateway.networking.k8s.io/v1:Gateway")
+        spec = {
+            **gw.inputs["spec"],
+            "listeners": [{"name": "http", "protocol": "HTTP", "port": 80}],
+        }
+        return _swap(rs, gw, inputs={**gw.inputs, "spec": spec})
+
+    fired = _fired(_evaluate("l4-serve", root, edit), "edge-listener-tls")
+    assert any("Gateway listener http speaks HTTP on port 80" in m for m in fired), fired
+
+
+def test_nlb_behind_global_accelerator_without_certificate_fires(root: Path) -> None:
+    key = "service.beta.kubernetes.io/aws-load-balancer-ssl-cert"
+
+    def edit(rs: list[Any]) -> list[Any]:
+        svc = _one(rs, "kubernetes:core/v1:Service", "us-east-1-service-sivaro-serve")
+        meta = dict(svc.inputs["metadata"])
+        meta["annotations"] = {k: v for k, v in meta["annotations"].items() if k != key}
+        return _swap(rs, svc, inputs={**svc.inputs, "metadata": meta})
+
+    fired = _fired(_evaluate("sivaro-serve", root, edit), "edge-listener-tls")
+    assert fired == [
+        "us-east-1-service-sivaro-serve: the NLB behind Global Accelerator has no TLS listener "
+        f"({key} unset)"
+    ]

@@ -143,6 +143,26 @@ RULES: tuple[Rule, ...] = (
         ROLL,
         "the global entry point is created or removed: clients switch endpoints",
     ),
+    Rule(
+        _F,
+        "edge.protocol",
+        ROLL,
+        "the entry point's listeners change scheme and port (443 <-> the server port): "
+        "clients switch URLs; the load balancers and the Service are updated in place",
+    ),
+    Rule(
+        _F,
+        "edge.domain",
+        ROLL,
+        "new managed certificates are issued for the new name (the old ones replaced): "
+        "clients switch once its DNS validation and records are in place",
+    ),
+    Rule(
+        _F,
+        "edge.auth",
+        ROLL,
+        "the model servers restart with or without the API key: clients must change how they call",
+    ),
     Rule(_F, "kubernetes.version", NODES, "Kubernetes version changed", refine.kubernetes_version),
     Rule(
         _F,

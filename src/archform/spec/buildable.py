@@ -337,10 +337,35 @@ def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) 
             )
 
 
+def _edge(checker: _Checker, fleet: InferenceFleet) -> None:
+    """TLS at a public entry point needs a certificate name; an API key, a server that checks it."""
+    edge = fleet.edge
+    public = bool(fleet.traffic and fleet.traffic.global_load_balancer)
+    provider = fleet.placement.provider
+    # Global Accelerator and a Gateway's global IP have no name a public CA would certify
+    # for you; Front Door's own *.azurefd.net name comes with Front Door's certificate.
+    if public and edge.protocol == "https" and edge.domain is None and provider != "azure":
+        checker.add(
+            ("traffic", "global_load_balancer"),
+            f"an HTTPS entry point on {provider} needs the name clients use, for its "
+            "managed certificate",
+            "add edge: {domain: api.example.com} (a name in a zone you control), or "
+            "edge: {protocol: http} to opt into plain HTTP (lint SEC004 reports it)",
+            prefer="key",
+        )
+    if edge.auth == "api_key" and fleet.server.kind != "vllm":
+        checker.add(
+            ("server", "kind"),
+            f"archform configures an API key only for vllm (VLLM_API_KEY), not {fleet.server.kind}",
+            "set edge: {auth: none} and authenticate in front of the fleet, or serve with vllm",
+        )
+
+
 def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
     check_deployer(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
     check_source_account(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
     _ranges(checker, fleet_size_problems(fleet), lambda: fleet_blocks(fleet))
+    _edge(checker, fleet)
     try:
         split_source(fleet.model.source)
     except ValueError:

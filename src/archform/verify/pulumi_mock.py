@@ -192,6 +192,21 @@ _TYPE_OUTPUTS: dict[str, Any] = {
         "mountPoint": f"10.0.0.30@tcp:/{inputs.get('filesystem', 'mockfs')}"
     },
     "gcp:filestore/instance:Instance": _filestore_networks,
+    # ACM's DNS validation record for the certificate's domain (one per domain).
+    "aws:acm/certificate:Certificate": lambda name, inputs: {
+        "domainValidationOptions": [
+            {
+                "domainName": inputs.get("domainName", ""),
+                "resourceRecordName": f"_mock.{inputs.get('domainName', '')}.",
+                "resourceRecordType": "CNAME",
+                "resourceRecordValue": "_mock.acm-validations.aws.",
+            }
+        ]
+    },
+    "aws:route53/record:Record": lambda name, inputs: {"fqdn": str(inputs.get("name", name))},
+    "azure-native:cdn:Profile": lambda name, inputs: {
+        "frontDoorId": "00000000-0000-0000-0000-0000000000fd"
+    },
     "aws:globalaccelerator/accelerator:Accelerator": lambda name, inputs: {
         "hostedZoneId": "Z2BJ6XQ5FK7U4H"
     },

@@ -161,7 +161,7 @@ def test_help_and_estimate_do_not_import_heavy_packages() -> None:
 
 
 READY = {
-    "vllm": "/v1/models",
+    "vllm": "/health",  # /v1/models needs the API key (edge.auth: api_key, the default)
     "tgi": "/health",
     "triton": "/v2/health/ready",
     "nim": "/v1/health/ready",
@@ -180,6 +180,8 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
 
     raw = YAML(typ="safe", pure=True).load(GCP_FIXTURE.read_text("utf-8"))
     raw["server"]["kind"] = kind
+    if kind != "vllm":
+        raw["edge"] = {**raw.get("edge", {}), "auth": "none"}  # API keys: vLLM only
     raw["autoscaling"] = {"metric": metric, "target": 0.8 if metric != "queue_depth" else 8}
     fleet = load_text(_dump(raw)).of_kind(InferenceFleet)[0].model
     view = fleet_data(fleet)  # type: ignore[arg-type]
@@ -190,7 +192,10 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
         server = dep["spec"]["template"]["spec"]["containers"][0]
         assert server["readinessProbe"]["httpGet"]["path"] == READY[kind]
         assert server["startupProbe"]["httpGet"]["path"] == READY[kind]
-        assert server["livenessProbe"]["httpGet"]["path"] != READY[kind]
+        # vLLM with its API key has one unauthenticated path, /health, for all three probes
+        # (its HTTP server starts only once the model is loaded).
+        live = server["livenessProbe"]["httpGet"]["path"]
+        assert live == "/health" if kind == "vllm" else live != READY[kind]
         scaler = next(o for o in objs if o["kind"] == "ScaledObject")
         trigger = scaler["spec"]["triggers"][0]
         assert trigger["metadata"]["query"].endswith(")")

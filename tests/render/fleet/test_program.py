@@ -201,8 +201,10 @@ def test_serving_objects_probe_spread_pdb_autoscaler(ran: Any) -> None:
     for d in deployments:
         pod = d.inputs["spec"]["template"]["spec"]
         server = pod["containers"][0]
-        assert server["readinessProbe"]["httpGet"]["path"] == "/v1/models"
-        assert server["startupProbe"]["httpGet"]["path"] == "/v1/models"
+        # /v1/models answers 401 without the API key; vLLM's /health needs none and is
+        # served only once the engine has loaded the model.
+        assert server["readinessProbe"]["httpGet"]["path"] == "/health"
+        assert server["startupProbe"]["httpGet"]["path"] == "/health"
         assert server["livenessProbe"]["httpGet"]["path"] == "/health"
         startup = server["startupProbe"]
         budget = startup["failureThreshold"] * startup["periodSeconds"]
@@ -282,15 +284,16 @@ def test_one_global_entry_point(ran: Any) -> None:
             fleet.placement.all_regions
         )
         for g in groups:
-            assert g.inputs["healthCheckPath"] == "/v1/models"
+            assert g.inputs["healthCheckPath"] == "/health"
             assert g.inputs["endpointConfigurations"][0]["endpointId"].startswith("arn:aws:")
         records = run.of_type("aws:route53/record:Record")
-        assert [r.inputs["name"] for r in records] == ["api.example.com"]
+        aliases = [r.inputs["name"] for r in records if r.inputs.get("aliases")]
+        assert aliases == [fleet.edge.domain]  # the accelerator under the blueprint's name
     if wanted and view.provider == "azure":
         origins = run.of_type("azure-native:cdn:AFDOrigin")
         assert len(origins) == regions
         group = run.of_type("azure-native:cdn:AFDOriginGroup")[0]
-        assert group.inputs["healthProbeSettings"]["probePath"] == "/v1/models"
+        assert group.inputs["healthProbeSettings"]["probePath"] == "/health"
 
 
 def test_storage_and_node_volumes_encrypted(ran: Any) -> None:

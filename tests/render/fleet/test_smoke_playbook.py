@@ -20,6 +20,8 @@ from support.fleet_cases import GCP_FIXTURE
 
 pytestmark = [pytest.mark.integration]
 
+API_KEY = "test-key-0123456789"  # what the stub server requires on /v1
+
 
 def _ansible_dir(tmp_path: Path, source: Path = GCP_FIXTURE) -> Path:
     blueprints = load_paths([source])
@@ -64,7 +66,8 @@ class _Server:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
-                if self.path == "/v1/models" and ready:
+                # The playbook waits on /health: /v1 needs the API key (vLLM --api-key).
+                if self.path == "/health" and ready:
                     self._reply(200, {"data": [{"id": "llama-3.1-8b-instruct"}]})
                 else:
                     self._reply(503, {"error": "loading"})
@@ -73,6 +76,9 @@ class _Server:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length))
                 outer.requests += 1
+                if self.headers.get("Authorization") != f"Bearer {API_KEY}":
+                    self._reply(401, {"error": "Unauthorized"})
+                    return
                 if self.path != "/v1/completions" or fail_completions:
                     self._reply(500, {"error": "boom"})
                     return
@@ -101,7 +107,9 @@ def ansible_dir(tmp_path: Path) -> Iterator[Path]:
 def _play(
     ansible_dir: Path, endpoints: dict[str, str], *extra: str
 ) -> subprocess.CompletedProcess[str]:
-    (ansible_dir / "endpoints.json").write_text(json.dumps({"endpoints": endpoints}))
+    # As `pulumi stack output --json --show-secrets` writes them: the key beside the endpoints.
+    outputs = {"endpoints": endpoints, "api_key": API_KEY}
+    (ansible_dir / "endpoints.json").write_text(json.dumps(outputs))
     return subprocess.run(
         [
             "ansible-playbook",

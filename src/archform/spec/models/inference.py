@@ -267,6 +267,46 @@ class KubernetesSettings(Strict):
     )
 
 
+# A fully qualified domain name of at most 253 characters, lowercase labels.
+Fqdn = Annotated[
+    str,
+    Field(
+        min_length=4,
+        max_length=253,
+        pattern=r"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$",
+        description="A fully qualified domain name, lowercase (api.example.com).",
+    ),
+]
+
+
+class Edge(Strict):
+    """How clients reach the fleet: TLS and authentication at its entry point.
+
+    The public entry point (`traffic.global_load_balancer`: Global Accelerator, the GKE
+    multi-cluster Gateway, Front Door) serves HTTPS only by default; plain HTTP is an
+    explicit opt-in (`protocol: http`) that lint rule SEC004 reports. Every request under
+    the server's API is checked for a bearer key (`auth: api_key`, default), wherever the
+    fleet is reached from.
+    """
+
+    protocol: Literal["https", "http"] = Field(
+        default="https",
+        description="https (default): TLS at the public entry point with a managed "
+        "certificate. http: plain HTTP, only as an explicit opt-in (lint SEC004).",
+    )
+    domain: Fqdn | None = Field(
+        default=None,
+        description="The name clients use; its managed certificate is issued for it. Needed "
+        "for https on aws and gcp (Front Door also serves its own *.azurefd.net name).",
+    )
+    auth: Literal["api_key", "none"] = Field(
+        default="api_key",
+        description="api_key (default): the server requires `Authorization: Bearer <key>` "
+        "on its API; the key lives in a Kubernetes Secret the program creates from the "
+        "`apiKey` secret stack config or generates once. none: no authentication.",
+    )
+
+
 class InferenceFleet(DocumentBase):
     """An autoscaled, multi-region model-serving fleet."""
 
@@ -279,3 +319,8 @@ class InferenceFleet(DocumentBase):
     autoscaling: Autoscaling | None = None
     traffic: Traffic | None = None
     kubernetes: KubernetesSettings = Field(default_factory=KubernetesSettings)
+    edge: Edge = Field(
+        default_factory=Edge,
+        description="TLS and authentication at the fleet's entry point (default: HTTPS "
+        "only, API key required).",
+    )

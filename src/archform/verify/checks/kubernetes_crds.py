@@ -7,7 +7,7 @@ object gets the same treatment as a core one:
 - GKE multi-cluster Services ServiceExport net.gke.io/v1 and HealthCheckPolicy
   networking.gke.io/v1: https://cloud.google.com/kubernetes-engine/docs/how-to/multi-cluster-services,
   https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
-  (also GCPBackendPolicy networking.gke.io/v1)
+  (also GCPBackendPolicy and GCPGatewayPolicy networking.gke.io/v1)
 Only the documented fields are listed; a field outside them fails, as in --strict.
 """
 
@@ -280,6 +280,26 @@ GCP_BACKEND_POLICY = _resource(
     ),
 )
 
+# https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
+# (SSL policy, global access, regional certificate map of a Gateway)
+GCP_GATEWAY_POLICY = _resource(
+    "networking.gke.io/v1",
+    "GCPGatewayPolicy",
+    _obj(
+        {
+            "default": _obj(
+                {
+                    "sslPolicy": _STR,
+                    "allowGlobalAccess": {"type": "boolean"},
+                    "regionalCertificateMap": _STR,
+                }
+            ),
+            "targetRef": _obj({"group": _STR, "kind": _STR, "name": _STR}, ("kind", "name")),
+        },
+        ("targetRef",),
+    ),
+)
+
 CRD_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
     ("keda.sh/v1alpha1", "ScaledObject"): SCALED_OBJECT,
     ("gateway.networking.k8s.io/v1", "Gateway"): GATEWAY,
@@ -287,4 +307,5 @@ CRD_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
     ("net.gke.io/v1", "ServiceExport"): SERVICE_EXPORT,
     ("networking.gke.io/v1", "HealthCheckPolicy"): HEALTH_CHECK_POLICY,
     ("networking.gke.io/v1", "GCPBackendPolicy"): GCP_BACKEND_POLICY,
+    ("networking.gke.io/v1", "GCPGatewayPolicy"): GCP_GATEWAY_POLICY,
 }

@@ -31,6 +31,7 @@ gpu_pool:
   min_nodes_per_region: 2
   max_nodes_per_region: 4
 traffic: {peak_rps: 500, p99_latency_ms: 30000}
+edge: {domain: api.example.com}
 ```
 
 ## Use instead
@@ -46,6 +47,7 @@ gpu_pool:
   min_nodes_per_region: 2
   max_nodes_per_region: 4
 traffic: {peak_rps: 2, p99_latency_ms: 30000}
+edge: {domain: api.example.com}
 ```
 
 ## References

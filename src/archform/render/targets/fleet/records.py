@@ -218,6 +218,26 @@ class DeployerView:
 
 
 @dataclass(frozen=True, slots=True)
+class EdgeView:
+    """TLS and authentication at the entry point (blueprint `edge`).
+
+    `tls`: the public entry point terminates TLS (HTTPS only); `port`: the port clients
+    connect to there. `api_key_secret`/`api_key_env`: the Secret (key `api-key`) the program
+    creates and the server's environment variable that reads it; empty without auth.
+    `health_path`: the path load balancers and probes check, answered without the key.
+    """
+
+    public: bool
+    tls: bool
+    domain: str | None
+    port: int
+    auth: str
+    api_key_secret: str
+    api_key_env: str
+    health_path: str
+
+
+@dataclass(frozen=True, slots=True)
 class FleetView:
     """Everything the fleet templates need (embedded in the program as the FLEET literal)."""
 
@@ -253,6 +273,7 @@ class FleetView:
     addons: AddonsView
     capacity: CapacityView
     maintenance: MaintenanceView
+    edge: EdgeView
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +284,8 @@ class FleetData(FleetView):
     live_path: str
     dns_label: str
     gateway_address: str
+    # GCP: the Certificate Manager map and SSL policy the Gateway names (traffic.edge_names).
+    edge_names: dict[str, str]
     p99_target_ms: int
     stage_timeout_s: int
     # The model server's startup budget and the Pulumi await (customTimeouts) per object kind

@@ -25,6 +25,7 @@ from archform.render.targets.kubernetes.awaits import AwaitView, await_of, start
 from archform.render.targets.kubernetes.objects import (
     SERVERS,
     dns_label,
+    edge_names,
     fleet_objects,
     gateway_address,
 )
@@ -67,10 +68,12 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
     timing = deploy_timing()
     return FleetData(
         **{f.name: getattr(view, f.name) for f in fields(view)},
-        ready_path=SERVERS[view.server.kind].ready,
+        # What load balancers check: the model-ready path, answered without an API key.
+        ready_path=view.edge.health_path,
         live_path=SERVERS[view.server.kind].live,
         dns_label=dns_label(view),
         gateway_address=gateway_address(view),
+        edge_names=edge_names(view),
         p99_target_ms=fleet.traffic.p99_latency_ms if fleet.traffic else 30_000,
         stage_timeout_s=stage_timeout_s,
         startup=startup,

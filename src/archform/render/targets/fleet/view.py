@@ -19,6 +19,7 @@ from archform.render.targets.fleet.records import (
     CapacityView,
     DeployerView,
     DiskView,
+    EdgeView,
     FleetView,
     GpuPoolView,
     MaintenanceView,
@@ -31,6 +32,7 @@ from archform.render.targets.fleet.records import (
     ServingView,
     SystemPoolView,
 )
+from archform.render.targets.kubernetes.common import SERVERS
 from archform.spec.addons import AddonRelease, addons_for
 from archform.spec.addresses import public_addresses
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
@@ -452,6 +454,35 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             + (spot_shapes(catalog, gpu_info, provider) if spot else []),
         ),
         maintenance=MaintenanceView(day=window.day, start_utc=window.start_utc, hours=window.hours),
+        edge=edge_view(fleet),
+    )
+
+
+# The server's environment variable for its API key (vLLM reads VLLM_API_KEY or --api-key
+# and then requires `Authorization: Bearer <key>` on every path under /v1;
+# vllm/entrypoints/openai/api_server.py, `authentication` middleware).
+API_KEY_ENV = {"vllm": "VLLM_API_KEY"}
+HTTPS_PORT = 443
+
+
+def edge_view(fleet: InferenceFleet) -> EdgeView:
+    """TLS and authentication at the entry point (spec.buildable checked the combination)."""
+    edge = fleet.edge
+    public = bool(fleet.traffic and fleet.traffic.global_load_balancer)
+    keyed = edge.auth == "api_key"
+    paths = SERVERS[fleet.server.kind]
+    return EdgeView(
+        public=public,
+        tls=public and edge.protocol == "https",
+        domain=edge.domain,
+        port=HTTPS_PORT if public and edge.protocol == "https" else fleet.server.port,
+        auth=edge.auth,
+        api_key_secret=f"{fleet.name}-api-key" if keyed else "",
+        api_key_env=API_KEY_ENV[fleet.server.kind] if keyed else "",
+        # With a key, /v1/models answers 401 to probes and load balancers; vLLM's /health is
+        # outside /v1 and its HTTP server starts only once the engine has loaded the model
+        # (api_server.run_server builds the engine client before serve_http).
+        health_path=paths.live if keyed else paths.ready,
     )
 
 

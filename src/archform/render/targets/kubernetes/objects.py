@@ -22,7 +22,7 @@ from typing import Any
 
 from archform.render.targets.fleet.records import FleetView, RegionView
 from archform.render.targets.fleet.view import GPU_POOL_LABEL
-from archform.render.targets.kubernetes import netpol, weights
+from archform.render.targets.kubernetes import edge, netpol, weights
 from archform.render.targets.kubernetes.awaits import startup_budget
 from archform.render.targets.kubernetes.common import (
     SAFE_TO_EVICT_LOCAL_VOLUMES,
@@ -32,13 +32,14 @@ from archform.render.targets.kubernetes.common import (
 from archform.render.targets.kubernetes.common import meta as _meta
 from archform.render.targets.kubernetes.traffic import (
     dns_label,
+    edge_names,
     gateway_address,
     gcp_global,
     scaled_object,
     service,
 )
 
-__all__ = ["SERVERS", "dns_label", "fleet_objects", "gateway_address", "pre_stop"]
+__all__ = ["SERVERS", "dns_label", "edge_names", "fleet_objects", "gateway_address", "pre_stop"]
 
 # After the preStop hook the server gets SIGTERM; this long to release the GPUs and exit.
 SHUTDOWN_S = 30
@@ -73,7 +74,8 @@ def _server_args(v: FleetView) -> tuple[list[str], list[dict[str, Any]]]:
             # (vllm:num_requests_waiting), which the autoscaler counts.
             "--max-num-seqs",
             str(v.serving.max_num_seqs),
-        ], offline
+            *edge.server_args(v),
+        ], offline + edge.server_env(v)
     if s.kind == "tgi":
         return [
             "--model-id",
@@ -194,13 +196,13 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                 },
             },
             "startupProbe": {
-                "httpGet": {"path": paths.ready, "port": "http"},
+                "httpGet": {"path": v.edge.health_path, "port": "http"},
                 "periodSeconds": probe_period,
                 "timeoutSeconds": 5,
                 "failureThreshold": startup_failures,
             },
             "readinessProbe": {
-                "httpGet": {"path": paths.ready, "port": "http"},
+                "httpGet": {"path": v.edge.health_path, "port": "http"},
                 "periodSeconds": 5,
                 "timeoutSeconds": 5,
                 "failureThreshold": 3,
@@ -251,6 +253,10 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
         "prometheus.io/path": "/metrics",
         **weights.release_annotations(v),
     }
+    # Not local storage for cluster-autoscaler (a ConfigMap), so not in the list above.
+    check_volumes, check_mounts = edge.volumes(v)
+    volumes += check_volumes
+    container["volumeMounts"] += check_mounts
     selector = {"matchLabels": {"app.kubernetes.io/name": name}}
     spread = [
         {
@@ -266,7 +272,10 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
         "kind": "Deployment",
         "metadata": {
             **_meta(name, ns, labels),
-            **digest_skip([str(container["image"]), weights.fetch_image(v.provider)]),
+            **_skips(
+                digest_skip([str(container["image"]), weights.fetch_image(v.provider)]),
+                edge.checkov_skips(v),
+            ),
         },
         "spec": {
             # No `replicas`: the autoscaler owns the count (min/max in the ScaledObject).
@@ -307,6 +316,14 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     return obj
 
 
+def _skips(digests: dict[str, dict[str, str]], more: list[str]) -> dict[str, dict[str, str]]:
+    """Checkov skip annotations: the digest skip (checkov.io/skip1) and then `more`."""
+    notes = dict(digests.get("annotations", {}))
+    for entry in more:
+        notes[f"checkov.io/skip{len(notes) + 1}"] = entry
+    return {"annotations": notes} if notes else {}
+
+
 def _service_account(name: str, ns: str, labels: dict[str, str]) -> dict[str, Any]:
     # Pods of the fleet never call the Kubernetes API: no token is mounted from this account.
     return {
@@ -326,6 +343,7 @@ def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels)},
         _service_account(region.reader_sa, name, labels),
         _service_account(region.replicator_sa, name, labels),
+        *edge.front_door_objects(v),
         *netpol.network_policies(v, metrics_port),
         weights.stage_job(
             v,

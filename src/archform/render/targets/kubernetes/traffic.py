@@ -9,6 +9,14 @@ from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import PROMETHEUS, SERVERS
 from archform.render.targets.kubernetes.common import meta as _meta
 
+# TLS 1.3 and 1.2 only, forward secrecy (the ELB policy AWS recommends for new listeners).
+TLS_POLICY_AWS = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+
+
+def edge_names(v: FleetView) -> dict[str, str]:
+    """Names of the GCP edge's Certificate Manager map and Compute SSL policy."""
+    return {"certmap": f"{v.name}-edge", "ssl_policy": f"{v.name}-edge-tls"}
+
 
 def service(v: FleetView) -> dict[str, Any]:
     """The Service in front of the servers (how it is exposed depends on the entry point)."""
@@ -16,7 +24,7 @@ def service(v: FleetView) -> dict[str, Any]:
     provider, public = v.provider, v.global_lb
     annotations: dict[str, str] = {}
     kind = "LoadBalancer"
-    ready = SERVERS[v.server.kind].ready
+    ready = v.edge.health_path
     if provider == "aws":
         aws = "service.beta.kubernetes.io/aws-load-balancer-"
         annotations[aws + "type"] = "nlb"
@@ -30,6 +38,15 @@ def service(v: FleetView) -> dict[str, Any]:
         annotations[aws + "healthcheck-protocol"] = "http"
         annotations[aws + "healthcheck-path"] = ready
         annotations[aws + "healthcheck-port"] = "traffic-port"
+        if v.edge.tls:
+            # Global Accelerator is a layer-4 proxy: TLS ends at the NLB's TLS listener, with
+            # the ACM certificate the program issues for edge.domain (its ARN is added as
+            # aws-load-balancer-ssl-cert at deploy time) and a TLS 1.2+ policy
+            # (https://cloud-provider-aws.sigs.k8s.io/service_controller/, "ssl-cert",
+            # "ssl-ports", "ssl-negotiation-policy"; ELB security policies:
+            # https://docs.aws.amazon.com/elasticloadbalancing/latest/network/describe-ssl-policies.html).
+            annotations[aws + "ssl-ports"] = "https"
+            annotations[aws + "ssl-negotiation-policy"] = TLS_POLICY_AWS
     elif provider == "azure":
         az = "service.beta.kubernetes.io/azure-"
         annotations[az + "load-balancer-health-probe-protocol"] = "http"
@@ -45,6 +62,9 @@ def service(v: FleetView) -> dict[str, Any]:
         kind = "ClusterIP"  # exported to the multi-cluster Gateway
     else:
         annotations["networking.gke.io/load-balancer-type"] = "Internal"
+    # On AWS the NLB listener terminates TLS on the HTTPS port; elsewhere TLS ends at the
+    # global entry point (Front Door, the Gateway), which reaches the Service on the server port.
+    tls_here = provider == "aws" and v.edge.tls
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -54,8 +74,8 @@ def service(v: FleetView) -> dict[str, Any]:
             "selector": {"app.kubernetes.io/name": name},
             "ports": [
                 {
-                    "name": "http",
-                    "port": v.server.port,
+                    "name": "https" if tls_here else "http",
+                    "port": v.edge.port if tls_here else v.server.port,
                     "targetPort": "http",
                     "protocol": "TCP",
                 }
@@ -181,24 +201,48 @@ def gcp_global(v: FleetView, config_cluster: bool) -> list[dict[str, Any]]:
     if not config_cluster:
         return objs
     backend = {"group": "net.gke.io", "kind": "ServiceImport", "name": name}
+    gateway_ref = {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": name}
+    names = edge_names(v)
+    tls = v.edge.tls
+    # HTTPS only: the listener serves the Google-managed certificate of edge.domain from the
+    # Certificate Manager map the program creates (annotation networking.gke.io/certmap,
+    # https://cloud.google.com/kubernetes-engine/docs/how-to/secure-gateway), no port 80.
+    listener = (
+        {"name": "https", "protocol": "HTTPS", "port": v.edge.port}
+        if tls
+        else {"name": "http", "protocol": "HTTP", "port": 80}
+    )
     objs += [
         {
             "apiVersion": "gateway.networking.k8s.io/v1",
             "kind": "Gateway",
-            "metadata": _meta(name, name, labels),
+            "metadata": _meta(
+                name, name, labels, {"networking.gke.io/certmap": names["certmap"]} if tls else None
+            ),
             "spec": {
                 "gatewayClassName": "gke-l7-global-external-managed-mc",
                 "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
-                "listeners": [
-                    {
-                        "name": "http",
-                        "protocol": "HTTP",
-                        "port": 80,
-                        "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]},
-                    }
-                ],
+                "listeners": [{**listener, "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]}}],
             },
         },
+        *(
+            [
+                {
+                    # TLS 1.2 or later at the load balancer: the Compute SSL policy the
+                    # program creates (GCPGatewayPolicy sslPolicy,
+                    # https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
+                    "apiVersion": "networking.gke.io/v1",
+                    "kind": "GCPGatewayPolicy",
+                    "metadata": _meta(name, name, labels),
+                    "spec": {
+                        "default": {"sslPolicy": names["ssl_policy"]},
+                        "targetRef": gateway_ref,
+                    },
+                }
+            ]
+            if tls
+            else []
+        ),
         {
             "apiVersion": "gateway.networking.k8s.io/v1",
             "kind": "HTTPRoute",
@@ -233,7 +277,7 @@ def gcp_global(v: FleetView, config_cluster: bool) -> list[dict[str, Any]]:
                         "type": "HTTP",
                         "httpHealthCheck": {
                             "port": v.server.port,
-                            "requestPath": SERVERS[v.server.kind].ready,
+                            "requestPath": v.edge.health_path,
                         },
                     }
                 },

@@ -86,6 +86,9 @@ class PolicyExpect:
     # GiB of instance store a GPU node's kubelet uses when the program puts it there
     # (EKS nodeadm localStorage RAID0; catalog local NVMe), else 0.
     instance_store_gib: float = 0.0
+    # The blueprint opted its public entry point out of TLS (edge.protocol: http, lint
+    # SEC004): the edge-listener-tls policy then accepts plain HTTP listeners.
+    plain_http_edge: bool = False
 
 
 def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
@@ -117,6 +120,7 @@ def fleet_expect(fleet: InferenceFleet) -> PolicyExpect:
         instance_store_gib=round(view.capacity.local_nvme_gib * GIB_PER_GB, 1)
         if view.capacity.cache_on_local_nvme
         else 0.0,
+        plain_http_edge=view.edge.public and not view.edge.tls,
     )
 
 

@@ -58,6 +58,8 @@ _TYPED = {
     ("v1", "Namespace"): k8s.core.v1.Namespace,
     ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
     ("v1", "Service"): k8s.core.v1.Service,
+    ("v1", "Secret"): k8s.core.v1.Secret,
+    ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
     ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
     ("batch/v1", "Job"): k8s.batch.v1.Job,
     ("policy/v1", "PodDisruptionBudget"): k8s.policy.v1.PodDisruptionBudget,
@@ -172,21 +174,42 @@ def custom_timeouts(kind: str, stage_timeout_s: int,
     return pulumi.CustomTimeouts(create=f"{wait['create']}s", update=f"{wait['update']}s")
 
 
+def edge_objects(api_key: pulumi.Input[str] | None,
+                 front_door_id: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
+    """Objects whose data exists only at deploy time: the API key Secret the servers read
+    (FLEET["edge"]) and the ConfigMap with the Front Door profile id the servers check."""
+    ns, labels = FLEET["name"], {"app.kubernetes.io/name": FLEET["name"]}
+    out: list[dict[str, Any]] = []
+    if api_key is not None:
+        out.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+                    "metadata": {"name": FLEET["edge"]["api_key_secret"], "namespace": ns,
+                                 "labels": labels},
+                    "stringData": {"api-key": api_key}})
+    if front_door_id is not None:
+        out.append({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": f"{ns}-front-door", "namespace": ns, "labels": labels},
+                    "data": {"id": front_door_id}})
+    return out
+
+
 def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
             depends_on: list[pulumi.Resource], stage_timeout_s: int,
             annotations: dict[str, dict[str, Any]] | None = None,
-            awaits: dict[str, dict[str, int]] | None = None) -> dict[str, pulumi.Resource]:
+            awaits: dict[str, dict[str, int]] | None = None,
+            deploy_time: list[dict[str, Any]] | None = None) -> dict[str, pulumi.Resource]:
     """Create the region's objects in order.
 
     Namespace, service accounts and the stage Job gate everything after them: the
     Deployment waits until the Job has staged and verified the served model version
     (the Kubernetes provider waits for a Job to complete). `annotations` adds
-    deploy-time annotations (e.g. an identity's client id) to a service account by name;
-    `awaits` sizes the Pulumi wait per kind (custom_timeouts).
+    deploy-time annotations (e.g. an identity's client id, a certificate ARN) to a service
+    account or the Service by name; `deploy_time` objects (edge_objects) follow the
+    Namespace; `awaits` sizes the Pulumi wait per kind (custom_timeouts).
     """
     created: dict[str, pulumi.Resource] = {}
     gates: list[pulumi.Resource] = list(depends_on)
-    for obj in objects:
+    first, *rest = objects
+    for obj in [first, *(deploy_time or []), *rest]:
         api, kind = obj["apiVersion"], obj["kind"]
         logical = f"{region}-{kind.lower()}-{obj['metadata']['name']}"
         timeouts = custom_timeouts(kind, stage_timeout_s, awaits)
@@ -196,7 +219,8 @@ def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
         # automount_service_account_token); nested dicts keep the API's camelCase keys.
         fields = {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v for k, v in obj.items()
                   if k not in ("apiVersion", "kind")}
-        extra = (annotations or {}).get(obj["metadata"]["name"]) if kind == "ServiceAccount" else None
+        extra = ((annotations or {}).get(obj["metadata"]["name"])
+                 if kind in ("ServiceAccount", "Service") else None)
         if extra:
             fields["metadata"] = {**fields["metadata"],
                                   "annotations": {**fields["metadata"].get("annotations", {}),
@@ -210,7 +234,7 @@ def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
             res = typed(logical, **fields, opts=opts)
         created[kind] = res
         # NetworkPolicies too: the stage Job and the servers start with their allowances.
-        if kind in ("Namespace", "ServiceAccount", "NetworkPolicy", "Job"):
+        if kind in ("Namespace", "ServiceAccount", "Secret", "ConfigMap", "NetworkPolicy", "Job"):
             gates.append(res)
     return created
 

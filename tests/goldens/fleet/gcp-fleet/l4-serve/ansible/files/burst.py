@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -27,9 +28,15 @@ def request_for(kind: str, url: str, model: str) -> tuple[str, bytes]:
     return url + "/v1/completions", json.dumps(body).encode()
 
 
+def headers() -> dict[str, str]:
+    """JSON, plus the fleet's API key from ARCHFORM_API_KEY (the stack's api_key output)."""
+    key = os.environ.get("ARCHFORM_API_KEY", "")
+    return {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+
+
 def one(endpoint: str, body: bytes, timeout: float) -> float | None:
     """Latency in ms of one request, or None when it failed."""
-    req = urllib.request.Request(endpoint, data=body, headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(endpoint, data=body, headers=headers())
     start = time.monotonic()
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 - operator's URL

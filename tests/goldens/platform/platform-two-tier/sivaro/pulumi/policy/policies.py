@@ -23,7 +23,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-EXPECT: dict[str, Any] = {'program': 'sivaro-registry', 'kind': 'registry', 'provider': 'aws', 'k8s_version': '1.36', 'deployer_cidrs': ['10.0.0.0/8'], 'serving': {'namespace': 'sivaro-serve', 'service_account': 'model-reader'}, 'weights': {'*': {'bucket': 'sivaro-models', 'replica': None}}, 'gpus_per_node': 0, 'image_gib': 30, 'startup': None, 'instance_store_gib': 0.0}
+EXPECT: dict[str, Any] = {'program': 'sivaro-registry', 'kind': 'registry', 'provider': 'aws', 'k8s_version': '1.36', 'deployer_cidrs': ['10.0.0.0/8'], 'serving': {'namespace': 'sivaro-serve', 'service_account': 'model-reader'}, 'weights': {'*': {'bucket': 'sivaro-models', 'replica': None}}, 'gpus_per_node': 0, 'image_gib': 30, 'startup': None, 'instance_store_gib': 0.0, 'plain_http_edge': False}
 
 WORLD = ("0.0.0.0/0", "::/0", "*", "Internet", "any")
 CLUSTERS = {
@@ -683,6 +683,40 @@ def no_interactive_credentials(args: ResourceValidationArgs, report: ReportViola
         report(f"{args.name}: {problem}; an unattended `pulumi up` hangs")
 
 
+# --- 10. every public edge listener speaks TLS --------------------------------------------
+
+AWS_LB = "service.beta.kubernetes.io/aws-load-balancer-"
+
+
+def edge_listener_tls(args: StackValidationArgs, report: ReportViolation) -> None:
+    """Front Door routes redirect HTTP to HTTPS; Gateway listeners are HTTPS; the NLBs behind
+    a Global Accelerator (a layer-4 proxy) terminate TLS. Unless the blueprint opted out."""
+    if EXPECT.get("plain_http_edge"):
+        return
+    graph = Graph(args)
+    for route in graph.of("azure-native:cdn:Route"):
+        protocols = listify(route.props.get("supportedProtocols"))
+        redirect = route.props.get("httpsRedirect", "Disabled")
+        if "Http" in protocols and redirect != "Enabled":
+            report(f"{route.name}: Front Door route serves plain HTTP (supportedProtocols "
+                   f"{protocols}, httpsRedirect {redirect})", route.urn)
+    for gateway in graph.of("kubernetes:gateway.networking.k8s.io/v1:Gateway"):
+        for listener in listify(get(gateway.props, "spec", "listeners")):
+            if listener.get("protocol") not in ("HTTPS", "TLS"):
+                report(f"{gateway.name}: Gateway listener {listener.get('name')} speaks "
+                       f"{listener.get('protocol')} on port {listener.get('port')}", gateway.urn)
+    if not graph.of("aws:globalaccelerator/listener:Listener"):
+        return
+    for service in graph.of("kubernetes:core/v1:Service"):
+        notes = get(service.props, "metadata", "annotations") or {}
+        if str(notes.get(AWS_LB + "type", "")) != "nlb":
+            continue
+        missing = [k for k in ("ssl-cert", "ssl-ports") if not notes.get(AWS_LB + k)]
+        if missing:
+            report(f"{service.name}: the NLB behind Global Accelerator has no TLS listener "
+                   f"({', '.join(AWS_LB + k for k in missing)} unset)", service.urn)
+
+
 MANDATORY = EnforcementLevel.MANDATORY
 POLICIES = [
     StackValidationPolicy(
@@ -724,6 +758,11 @@ POLICIES = [
         name="workload-await-covers-startup",
         description="Pulumi waits at least as long as a model server may take to start or roll out.",
         validate=workload_await_covers_startup, enforcement_level=MANDATORY,
+    ),
+    StackValidationPolicy(
+        name="edge-listener-tls",
+        description="The public entry point accepts only TLS (HTTP is redirected).",
+        validate=edge_listener_tls, enforcement_level=MANDATORY,
     ),
     ResourceValidationPolicy(
         name="no-interactive-credentials",

@@ -1,0 +1,1 @@
+"""Python that runs inside the model-server containers (shipped in a ConfigMap, not imported)."""
