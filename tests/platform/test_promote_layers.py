@@ -37,7 +37,7 @@ def test_promote_imports_only_spec_and_itself() -> None:
 
 
 # Leaf helpers that import nothing of archform themselves.
-LEAVES = ("archform.galaxy_free", "archform.bundled")
+LEAVES = ("archform.galaxy_free", "archform.bundled", "archform.install")
 
 
 def test_leaf_helpers_import_nothing_of_archform() -> None:

@@ -53,8 +53,15 @@ def test_the_bundled_azure_fleet_names_its_registry_account() -> None:
             "source_account_id:",
             "is not a storage account resource id",
         ),
+        (
+            BUNDLED.replace(GIVEN, "").replace(
+                "https://corpmodels.blob.core.windows.net/", "az://corpmodels/"
+            ),
+            "  source: az://",
+            "the fleet cannot read corpmodels",
+        ),
     ],
-    ids=["missing", "other-account", "not-an-id"],
+    ids=["missing", "other-account", "not-an-id", "az-scheme-missing"],
 )
 def test_validate_refuses_at_the_line(tmp_path: Path, text: str, needle: str, message: str) -> None:
     result = _validate(tmp_path, text)

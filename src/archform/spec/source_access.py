@@ -29,15 +29,19 @@ ACCOUNT_ID = re.compile(
     re.IGNORECASE,
 )
 BLOB_HOST = re.compile(r"^(?P<account>[a-z0-9]{3,24})\.blob\.core\.windows\.net$")
+ACCOUNT = re.compile(r"^(?P<account>[a-z0-9]{3,24})$")
 FORM = "/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/storageAccounts/"
 
 Add = Callable[[Loc, str, str], None]
 
 
 def blob_account(source: str) -> str | None:
-    """The storage account an Azure blob URL names, else None."""
+    """The storage account an Azure blob URL (or az://<account>/...) names, else None."""
     parsed = urlparse(source)
-    match = BLOB_HOST.match(parsed.hostname or "") if parsed.scheme == "https" else None
+    if parsed.scheme == "az":
+        match = ACCOUNT.match(parsed.hostname or "")
+    else:
+        match = BLOB_HOST.match(parsed.hostname or "") if parsed.scheme == "https" else None
     return match.group("account") if match else None
 
 

@@ -1,4 +1,4 @@
-"""The fleet's public entry point serves plain HTTP.
+r"""The fleet's public entry point serves plain HTTP.
 
 ## What it does
 Flags an InferenceFleet whose public entry point (`traffic.global_load_balancer`: Global
@@ -18,7 +18,12 @@ version: 1
 kind: InferenceFleet
 name: demo
 placement: {provider: azure, regions: [eastus, westeurope]}
-model: {name: llama-3.1-8b, params: 8e9, source: "https://acct.blob.core.windows.net/m/llama/v1/"}
+model:
+  name: llama-3.1-8b
+  params: 8e9
+  source: "https://acct.blob.core.windows.net/m/llama/v1/"
+  source_account_id: "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/m/\
+    providers/Microsoft.Storage/storageAccounts/acct"
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: Standard_NV72ads_A10_v5, min_nodes_per_region: 2, max_nodes_per_region: 8}
 traffic: {peak_rps: 50, p99_latency_ms: 5000, global_load_balancer: true}
@@ -32,7 +37,12 @@ version: 1
 kind: InferenceFleet
 name: demo
 placement: {provider: azure, regions: [eastus, westeurope]}
-model: {name: llama-3.1-8b, params: 8e9, source: "https://acct.blob.core.windows.net/m/llama/v1/"}
+model:
+  name: llama-3.1-8b
+  params: 8e9
+  source: "https://acct.blob.core.windows.net/m/llama/v1/"
+  source_account_id: "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/m/\
+    providers/Microsoft.Storage/storageAccounts/acct"
 server: {image: "vllm/vllm-openai:v0.6.3"}
 gpu_pool: {instance_type: Standard_NV72ads_A10_v5, min_nodes_per_region: 2, max_nodes_per_region: 8}
 traffic: {peak_rps: 50, p99_latency_ms: 5000, global_load_balancer: true}
