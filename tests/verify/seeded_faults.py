@@ -264,7 +264,7 @@ FAULTS: list[Fault] = [
         TRAIN,
         ENROOT_FILES + "fabric.fstab",
         "/dev/infiniband /dev/infiniband none",
-        "/dev/infiniband-typo /dev/infiniband-typo none",
+        "# /dev/infiniband /dev/infiniband none (dropped)",
         r"ENROOT_RESTRICT_DEV hides /dev/infiniband from containers",
     ),
     Fault(
