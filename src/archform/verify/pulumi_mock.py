@@ -246,6 +246,25 @@ _TYPE_OUTPUTS: dict[str, Any] = {
 }
 
 
+def _keep_pickler() -> Callable[[], None]:
+    """Undo what the SDK's dynamic providers leave on the pure-Python pickler.
+
+    pulumi.dynamic.serialize_provider replaces ``pickle._Pickler._batch_setitems`` with a
+    wrapper of the one it finds and never restores it (pulumi/dynamic/dynamic.py, 3.x), so
+    each dynamic resource serialized in a process adds one call level: a few hundred mocked
+    runs in one test process end in RecursionError. A real `pulumi up` serializes each
+    resource once per process, far below that; here the pickler is put back after a run.
+    """
+    import pickle
+
+    saved = (pickle._Pickler._batch_setitems, pickle._Pickler.save_dict)  # type: ignore[attr-defined]
+
+    def restore() -> None:
+        pickle._Pickler._batch_setitems, pickle._Pickler.save_dict = saved  # type: ignore[attr-defined]
+
+    return restore
+
+
 def run_program(
     project_dir: Path,
     config: dict[str, str] | None = None,
@@ -374,11 +393,13 @@ def run_program(
         return pulumi.Output.from_input(exported).apply(lambda v: run.outputs.update(_plain(v)))
 
     pulumi.export = _export
+    restore_pickler = _keep_pickler()
     try:
         _program()
     except Exception as exc:
         raise MockProgramError(f"{type(exc).__name__}: {exc}") from exc
     finally:
+        restore_pickler()
         pulumi.export = real_export
         sys.path.remove(str(project_dir))
         for mod in set(sys.modules) - before:
