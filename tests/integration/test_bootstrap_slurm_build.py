@@ -40,7 +40,7 @@ from integration.test_bootstrap import (
     _stop_daemons,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, *support.DAEMONS]
 
 VERSION = "24.11.5"
 PREFIX = Path("/opt/slurm") / VERSION
