@@ -63,7 +63,14 @@ def _is_blueprint_kind(kind: str) -> bool:
 
 
 def is_blueprint_text(text: str) -> bool:
-    """Some document of this YAML text carries a blueprint's `kind:` and no `apiVersion:`."""
+    """Some document of this YAML text carries a blueprint's `kind:` and no `apiVersion:`.
+
+    A file a peer reader recognises (spec.peers: ParallelCluster, ...) counts too.
+    """
+    from archform.spec.peers import sniff
+
+    if sniff(text):
+        return True
     for document in _DOC_START.split(text):
         if _API_VERSION.search(document):
             continue

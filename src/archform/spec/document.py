@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from archform.spec.models.inference import InferenceFleet
     from archform.spec.models.platform import Platform
     from archform.spec.models.training import TrainingCluster
+    from archform.spec.peers.mapper import PeerInfo
     from archform.spec.source import SourceMap
 
     Model: TypeAlias = TrainingCluster | InferenceFleet | Platform
@@ -38,6 +39,7 @@ class Document:
     model: Model
     source: SourceMap
     raw: dict[str, Any]
+    peer: PeerInfo | None = None  # set when the file is another tool's (spec.peers)
 
     @property
     def name(self) -> str:

@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -23,6 +24,7 @@ from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.images import image_problems
 from archform.spec.paths import format_path
+from archform.spec.peers import translate
 from archform.spec.places import place_problems
 from archform.spec.release import split_source
 from archform.spec.source import RawDocument, parse_documents, read_text
@@ -145,7 +147,9 @@ def _validate_all(raws: list[RawDocument]) -> list[Document]:
     problems: list[SpecProblem] = []
     for raw in raws:
         try:
-            documents.append(validate_document(raw))
+            mapped, peer = translate(raw)
+            document = validate_document(mapped)
+            documents.append(document if peer is None else replace(document, peer=peer))
         except SpecError as exc:
             problems.extend(exc.problems)
     if problems:

@@ -1,0 +1,113 @@
+"""Peer formats: other tools' cluster files read as archform blueprints, positions kept.
+
+A *peer file* is a file another tool owns (an AWS ParallelCluster 3 cluster config, a
+SkyPilot task, a Cluster Toolkit blueprint). The loader (`spec.loader`) hands every parsed
+YAML document that is not an archform blueprint to `translate`: when a registered reader
+claims it, the reader maps the peer's keys onto archform's blueprint data, and the result
+is validated exactly like a blueprint. Every mapped value keeps the position of the peer
+key it came from, so every finding (lint text/JSON/SARIF/GitHub/JUnit, validate errors,
+`--diff-base`) lands at the peer file's own line:col, and the file's own text is what code
+frames and SARIF regions show.
+
+What a reader cannot map is never dropped: `Mapper.unmapped` records a note, reported once
+per key as an `info` finding by lint rule LNT003 (peer-key-not-mapped); `Mapper.warn`
+records a `warning` note (for what the file leaves unknowable offline, e.g. which zone a
+subnet is in). A key the peer's own schema does not have is an error in the peer's own
+words at its line (exit 2), like the tool's own schema validation.
+
+How to add a reader
+===================
+1. Write one module `archform/spec/peers/<name>.py` exposing::
+
+       NAME = "skypilot"                      # short id, used in messages and `import`
+       TITLE = "SkyPilot task YAML"           # shown to users
+       DOCS = "https://docs.skypilot.co/..."  # the peer's public schema documentation
+
+       def sniff(text: str) -> bool:
+           '''Cheap, line-based: might this file be one of mine? (discovery by content;
+           must be true for a broken file of the format too, so its error is shown)'''
+
+       def claims(data: object) -> bool:
+           '''Is this parsed YAML document (plain data) one of mine? Decide by content
+           (top-level keys and their shapes), never by the file name.'''
+
+       def read(m: Mapper) -> None:
+           '''Map m.data (the peer document) onto archform data with m.put(...).'''
+
+2. Add it to `READERS` below (name -> module); modules are imported on first use.
+3. In `read`, for each peer key:
+   - `m.keys(src, allowed)` at every peer mapping: an unknown key becomes the peer's own
+     kind of error at its line (with a did-you-mean), collected, raised by the framework;
+   - `m.get(src)` reads the peer value at a peer location (a tuple like
+     `("Scheduling", "SlurmQueues", 0, "Name")`);
+   - `m.put(dst, value, src)` writes archform data at `dst` (e.g. `("compute", "nodes")`),
+     positioned at the peer key `src` (the key's line:col; its value's for value
+     positions); list indices in `dst` are created in order (0, 1, ...);
+   - `m.anchor(dst, src)` positions an archform container (`("compute",)`,
+     `("storage", 0)`) at a peer key, for findings on the container itself;
+   - `m.unmapped(src, why)` / `m.warn(src, why)` for what does not map;
+   - `m.error(src, message, hint)` for a peer value archform cannot read (exit 2).
+   The archform document's `version`, `kind` and `name` are set by the framework
+   (`m.kind`, default TrainingCluster; the name from the file name unless `m.name` is set).
+4. Tests: peer files under tests/spec/peers/<name>/ with `# expect: CODE` markers on the
+   exact line (see tests/spec/peers/test_parallelcluster.py for the harness), and a docs
+   page docs/peers/<name>.md (what maps, what does not, the peer's docs cited).
+
+`archform import FILE -o out.yaml` writes `PeerInfo.mapped` (what the reader put, before
+archform's catalog defaults) with `PeerInfo.origins` as comments and the notes as a list.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from archform.spec.peers.mapper import Mapper, Origin, PeerInfo, PeerNote
+from archform.spec.source import RawDocument
+
+__all__ = [
+    "READERS",
+    "Mapper",
+    "Origin",
+    "PeerInfo",
+    "PeerNote",
+    "reader",
+    "reader_for",
+    "sniff",
+    "translate",
+]
+
+# name -> module; each module is one reader (see the docstring for its interface).
+READERS: dict[str, str] = {}
+
+
+def reader(name: str) -> ModuleType:
+    """The reader module registered under `name`, imported on first use."""
+    return importlib.import_module(READERS[name])
+
+
+def sniff(text: str) -> bool:
+    """Some registered reader recognises this file's text as its format (discovery)."""
+    return any(reader(name).sniff(text) for name in READERS)
+
+
+def reader_for(data: Any) -> ModuleType | None:
+    """The reader that claims this parsed document, or None (not a peer document)."""
+    if isinstance(data, dict) and "kind" in data:
+        return None  # an archform blueprint (or a near miss of one): the loader's
+    for name in READERS:
+        module = reader(name)
+        if module.claims(data):
+            return module
+    return None
+
+
+def translate(raw: RawDocument) -> tuple[RawDocument, PeerInfo | None]:
+    """The archform document a peer document maps to (raises SpecError), else `raw` as is."""
+    module = reader_for(raw.data)
+    if module is None:
+        return raw, None
+    mapper = Mapper(raw, module.NAME, module.TITLE)
+    module.read(mapper)
+    return mapper.finish()
