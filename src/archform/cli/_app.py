@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "rule": "rules",
     "schema": "schema",
     "init": "init",
+    "import": "importer",
     "images": "images",
     "generate": "generate",
     "plan": "plan",

@@ -79,7 +79,9 @@ __all__ = [
 ]
 
 # name -> module; each module is one reader (see the docstring for its interface).
-READERS: dict[str, str] = {}
+READERS: dict[str, str] = {
+    "parallelcluster": "archform.spec.peers.parallelcluster",
+}
 
 
 def reader(name: str) -> ModuleType:
