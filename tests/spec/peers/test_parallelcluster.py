@@ -1,0 +1,213 @@
+"""AWS ParallelCluster 3 configs read directly: findings at the config's own line, import.
+
+Each file under parallelcluster/ is a ParallelCluster 3 cluster config written here. A
+`# expect: CODE` marker (CODE[severity] for a non-default severity) sits on the exact line of
+each finding; the set of (line, code) must match exactly, so every finding not marked is a
+failure too. `# must-not: CODE, ...` on the first line names what an expert would not
+report for the file (checked on its own, and against the rule catalog).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archform.lint.engine import lint
+from archform.lint.report import LintReport, render
+from archform.lint.rule import load_rules
+from archform.spec import SpecError, load_paths, load_text
+from archform.spec.discovery import is_blueprint_text
+from archform.spec.peers import reader_for
+from archform.spec.peers.emit import render as render_import
+from archform.spec.peers.emit import untouched
+from support import ROOT, run_cli
+
+HERE = Path(__file__).parent / "parallelcluster"
+FILES = sorted(HERE.glob("*.yaml"))
+TODAY = dt.date(2026, 11, 30)
+EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
+MUST_NOT = re.compile(r"^#\s*must-not:\s*(.+)$")
+ITEM = re.compile(r"^([A-Z]{3}\d{3})(?:\[(error|warning|info)\])?$")
+
+
+def _expected(path: Path) -> tuple[set[tuple[int, str]], dict[tuple[int, str], str], set[str]]:
+    pairs: set[tuple[int, str]] = set()
+    severities: dict[tuple[int, str], str] = {}
+    must_not: set[str] = set()
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        banned = MUST_NOT.match(line)
+        if banned:
+            must_not |= {c.strip() for c in banned.group(1).split(",")}
+            continue
+        match = EXPECT.search(line)
+        if not match:
+            continue
+        for item in match.group(1).split(","):
+            parsed = ITEM.match(item.strip())
+            assert parsed, f"{path.name}:{number}: bad marker {item!r}"
+            pairs.add((number, parsed.group(1)))
+            if parsed.group(2):
+                severities[(number, parsed.group(1))] = parsed.group(2)
+    return pairs, severities, must_not
+
+
+def test_at_least_eight_configs() -> None:
+    assert len(FILES) >= 8
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_findings_at_the_configs_own_lines(path: Path) -> None:
+    want, severities, must_not = _expected(path)
+    assert must_not, f"{path.name}: name what must not fire (# must-not: ...)"
+    assert must_not <= set(load_rules().codes), f"{path.name}: unknown code in must-not"
+    result = lint(load_paths([path]), today=TODAY)
+    got = {(f.line, f.rule) for f in result.findings}
+    assert all(f.file == str(path) for f in result.findings)
+    assert got == want, f"{path.name}: unexpected {got - want}, missing {want - got}"
+    assert not must_not & {f.rule for f in result.findings}
+    for f in result.findings:
+        if (f.line, f.rule) in severities:
+            assert f.severity == severities[(f.line, f.rule)], f"{path.name}:{f.line} {f.rule}"
+        elif f.rule == "LNT003":
+            assert f.severity == "info", f"{path.name}:{f.line}: mark it LNT003[{f.severity}]"
+
+
+def test_every_output_format_points_at_the_config(tmp_path: Path) -> None:
+    path = HERE / "efa_defaults.yaml"
+    result = lint(load_paths([path]), today=TODAY)
+    report = LintReport(result, {str(path): path.read_text("utf-8").splitlines()})
+    line = next(f.line for f in result.findings if f.rule == "NET004")
+    assert line == 14
+    sarif = json.loads(render("sarif", report))
+    (run,) = sarif["runs"]
+    hits = [r for r in run["results"] if r["ruleId"] == "NET004"]
+    region = hits[0]["locations"][0]["physicalLocation"]
+    assert region["artifactLocation"]["uri"].endswith("efa_defaults.yaml")
+    assert region["region"]["startLine"] == line
+    assert hits[0]["partialFingerprints"]
+    assert f"file={path},line={line}" in render("github", report)
+    junit = render("junit", report)
+    assert "NET004" in junit and f"{path}:{line}" in junit
+    assert f"{path}:{line}:" in render("text", report)
+    assert any(f["line"] == line for f in json.loads(render("json", report))["findings"])
+
+
+def test_fingerprints_survive_a_moved_line() -> None:
+    text = (HERE / "efa_defaults.yaml").read_text("utf-8")
+    before = {f.fingerprint for f in lint(load_text(text, "cluster.yaml"), today=TODAY).findings}
+    moved = "# a comment added at the top\n" + text
+    after = lint(load_text(moved, "cluster.yaml"), today=TODAY).findings
+    assert {f.fingerprint for f in after} == before
+    assert min(f.line for f in after) > 1
+
+
+def test_misspelt_key_is_the_schemas_own_error_at_its_line() -> None:
+    text = (HERE / "spot_queue.yaml").read_text("utf-8").replace("MaxCount: 4", "MaxCont: 4")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "MaxCont" in t)
+    with pytest.raises(SpecError) as caught:
+        load_text(text, "cluster.yaml")
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.column) == (line, 11)
+    assert problem.render() == (
+        f"cluster.yaml:{line}:11: error: Scheduling.SlurmQueues[0].ComputeResources[0].MaxCont: "
+        "Unknown field. (hint: did you mean 'MaxCount'?)"
+    )
+
+
+def test_unknown_key_exits_2_with_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "cluster.yaml"
+    bad.write_text("Region: us-east-1\nHeadNode:\n  InstanceType: m6i.xlarge\n  Colour: blue\n"
+                   "Scheduling:\n  Scheduler: slurm\n  SlurmQueues: []\n")
+    proc = run_cli(["lint", str(bad)])
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"{bad}:4:3: error: HeadNode.Colour: Unknown field. (hint: keys here: "
+        "InstanceType, DisableSimultaneousMultithreading, Networking, Ssh, LocalStorage, "
+        "SharedStorageType, Dcv, CustomActions, Iam, Imds, Image)"
+    ]
+
+
+def test_wrong_enum_and_missing_region() -> None:
+    text = (HERE / "spot_queue.yaml").read_text("utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_text(text.replace("CapacityType: SPOT", "CapacityType: SPOTTY"), "c.yaml")
+    assert "Must be one of: ONDEMAND, SPOT, CAPACITY_BLOCK." in caught.value.problems[0].message
+    with pytest.raises(SpecError) as caught:
+        load_text(text.replace("Region: us-west-2\n", ""), "c.yaml")
+    assert caught.value.problems[0].message.startswith("Region: not set in the file")
+
+
+def test_detected_by_content_not_name(tmp_path: Path) -> None:
+    text = (HERE / "cpu_only.yaml").read_text("utf-8")
+    assert is_blueprint_text(text)
+    assert not is_blueprint_text("jobs:\n  build:\n    runs-on: ubuntu-latest\n")
+    assert reader_for(YAML(typ="safe").load(text)) is not None
+    assert reader_for({"kind": "TrainingCluster", "HeadNode": {}}) is None
+    folder = tmp_path / "infra"
+    folder.mkdir()
+    (folder / "whatever-name.yml").write_text(text)
+    (folder / "ci.yaml").write_text("on: push\njobs: {}\n")
+    proc = run_cli(["validate", str(folder)])
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == f"ok: {folder / 'whatever-name.yml'}: TrainingCluster whatever-name"
+
+
+def test_pre_commit_hook_passes_configs_by_type() -> None:
+    hooks = YAML(typ="safe").load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert all(h["types"] == ["yaml"] and "--force-exclude" in h["entry"] for h in hooks)
+    # --force-exclude keeps only blueprints, by content: a ParallelCluster config is one
+    assert is_blueprint_text((HERE / "multi_queue.yaml").read_text("utf-8"))
+
+
+def _import_round_trip(path: Path) -> tuple[list[str], list[str], str]:
+    loaded = load_paths([path])
+    (doc,) = loaded.documents
+    assert doc.peer is not None
+    text = render_import(doc.peer, doc.file)
+    source = lint(loaded, today=TODAY).findings
+    imported = lint(load_text(text, "imported.yaml"), today=TODAY).findings
+    return (
+        sorted({f.rule for f in source if f.rule != "LNT003"}),
+        sorted({f.rule for f in imported}),
+        text,
+    )
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_import_then_lint_gives_the_same_rule_codes(path: Path) -> None:
+    source, imported, text = _import_round_trip(path)
+    assert imported == source
+    assert untouched(text)
+    assert not untouched(text.replace("nodes:", "nodes: 1 #", 1))
+
+
+def test_import_names_origins_and_what_did_not_map() -> None:
+    _, _, text = _import_round_trip(HERE / "multi_queue.yaml")
+    lines = text.splitlines()
+    nodes = next(t for t in lines if t.strip().startswith("nodes: 8"))
+    assert nodes.endswith(
+        "# from multi_queue.yaml:34:11 Scheduling.SlurmQueues[0].ComputeResources[0].MaxCount"
+    )
+    assert "# Not mapped from multi_queue.yaml (linting it reports each as LNT003):" in lines
+    assert any(
+        t.startswith("# - multi_queue.yaml:42:11 Scheduling.SlurmQueues[1].ComputeResources[0]"
+                     ".InstanceType [info]: a queue of other GPUs (L4 on g6.12xlarge)")
+        for t in lines
+    )
+
+
+def test_import_cli_refuses_to_replace_an_edited_file(tmp_path: Path) -> None:
+    out = tmp_path / "blueprint.yaml"
+    src = str(HERE / "capacity_block.yaml")
+    assert run_cli(["import", src, "-o", str(out)]).returncode == 0
+    first = out.read_text("utf-8")
+    assert run_cli(["import", src, "-o", str(out)]).returncode == 0  # untouched: replaced
+    out.write_text(first.replace("nodes: 8", "nodes: 6"))
+    proc = run_cli(["import", src, "-o", str(out)])
+    assert proc.returncode == 2 and "not an untouched archform import output" in proc.stderr
+    assert "nodes: 6" in out.read_text("utf-8")
