@@ -154,7 +154,8 @@ def test_detected_by_content_not_name(tmp_path: Path) -> None:
     (folder / "ci.yaml").write_text("on: push\njobs: {}\n")
     proc = run_cli(["validate", str(folder)])
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == f"ok: {folder / 'whatever-name.yml'}: TrainingCluster whatever-name"
+    found = folder / "whatever-name.yml"
+    assert proc.stdout.strip() == f"ok: {found}: TrainingCluster whatever-name"
 
 
 def test_pre_commit_hook_passes_configs_by_type() -> None:
