@@ -121,8 +121,10 @@ def test_misspelt_key_is_the_schemas_own_error_at_its_line() -> None:
 
 def test_unknown_key_exits_2_with_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "cluster.yaml"
-    bad.write_text("Region: us-east-1\nHeadNode:\n  InstanceType: m6i.xlarge\n  Colour: blue\n"
-                   "Scheduling:\n  Scheduler: slurm\n  SlurmQueues: []\n")
+    bad.write_text(
+        "Region: us-east-1\nHeadNode:\n  InstanceType: m6i.xlarge\n  Colour: blue\n"
+        "Scheduling:\n  Scheduler: slurm\n  SlurmQueues: []\n"
+    )
     proc = run_cli(["lint", str(bad)])
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
@@ -196,8 +198,10 @@ def test_import_names_origins_and_what_did_not_map() -> None:
     )
     assert "# Not mapped from multi_queue.yaml (linting it reports each as LNT003):" in lines
     assert any(
-        t.startswith("# - multi_queue.yaml:42:11 Scheduling.SlurmQueues[1].ComputeResources[0]"
-                     ".InstanceType [info]: a queue of other GPUs (L4 on g6.12xlarge)")
+        t.startswith(
+            "# - multi_queue.yaml:42:11 Scheduling.SlurmQueues[1].ComputeResources[0]"
+            ".InstanceType [info]: a queue of other GPUs (L4 on g6.12xlarge)"
+        )
         for t in lines
     )
 
