@@ -51,7 +51,7 @@ _REASONS: dict[str, str] = {
     "CustomActions": "bootstrap scripts are not modelled (archform.extensions holds them)",
     "CustomSlurmSettings": "archform takes slurm.conf options in scheduler.slurm_conf, per cluster",
     "SpotPrice": "archform does not model a spot price cap",
-    "GdrSupport": "no effect since ParallelCluster 3.0.3: GPUDirect RDMA over EFA is on "
+    "GdrSupport": "no effect since ParallelCluster 3.0.2: GPUDirect RDMA over EFA is on "
     "whenever the instance supports it",
     "Dcv": "NICE DCV remote desktops are not modelled by archform",
     "LocalStorage": "root and ephemeral volumes come from archform's catalog",
