@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ from archform.spec.discovery import is_blueprint_text
 from archform.spec.peers import reader_for
 from archform.spec.peers.emit import render as render_import
 from archform.spec.peers.emit import untouched
-from support import ROOT, run_cli
+from support import ROOT, require_tool, run_cli
 
 HERE = Path(__file__).parent / "parallelcluster"
 FILES = sorted(HERE.glob("*.yaml"))
@@ -216,3 +217,50 @@ def test_import_cli_refuses_to_replace_an_edited_file(tmp_path: Path) -> None:
     proc = run_cli(["import", src, "-o", str(out)])
     assert proc.returncode == 2 and "not an untouched archform import output" in proc.stderr
     assert "nodes: 6" in out.read_text("utf-8")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_diff_base_on_a_config_reports_only_what_the_pr_changed(tmp_path: Path) -> None:
+    require_tool("git")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    config = repo / "cluster.yaml"
+    config.write_text((HERE / "efa_defaults.yaml").read_text("utf-8"))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "base")
+    # The PR: SSH restricted (fixes SEC001), the queue moved to Spot (adds TRN003).
+    text = config.read_text().replace(
+        "    SubnetId: subnet-0d0d0d0d0d0d0d0d0\n",
+        "    SubnetId: subnet-0d0d0d0d0d0d0d0d0\n  Ssh:\n    AllowedIps: 10.0.0.0/8\n",
+    )
+    config.write_text(
+        text.replace("    - Name: gpu\n", "    - Name: gpu\n      CapacityType: SPOT\n")
+    )
+    proc = run_cli(["lint", "cluster.yaml", "--diff-base", "main", "--format", "json"], cwd=repo)
+    data = json.loads(proc.stdout)
+    spot = config.read_text().splitlines().index("      CapacityType: SPOT") + 1
+    assert [(f["rule"], f["line"]) for f in data["findings"]] == [("TRN003", spot)]
+    assert [f["rule"] for f in data["fixed"]] == ["SEC001"]
+
+
+def test_diagram_and_diff_read_configs(tmp_path: Path) -> None:
+    diagram = run_cli(["diagram", str(HERE / "capacity_block.yaml")])
+    assert diagram.returncode == 0, diagram.stderr
+    assert "us-east-2" in diagram.stdout and "partitions: block" in diagram.stdout
+    new = tmp_path / "capacity_block.yaml"
+    text = (HERE / "capacity_block.yaml").read_text("utf-8")
+    new.write_text(
+        text.replace("MaxCount: 8", "MaxCount: 12").replace("MinCount: 8", "MinCount: 12")
+    )
+    diff = run_cli(["diff", str(HERE / "capacity_block.yaml"), str(new), "--no-lint"])
+    assert diff.returncode == 0, diff.stderr
+    assert "capacity-block  compute.nodes: 8 -> 12" in diff.stdout
