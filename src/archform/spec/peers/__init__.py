@@ -39,13 +39,16 @@ How to add a reader
    - `m.keys(src, allowed)` at every peer mapping: an unknown key becomes the peer's own
      kind of error at its line (with a did-you-mean), collected, raised by the framework;
    - `m.get(src)` reads the peer value at a peer location (a tuple like
-     `("Scheduling", "SlurmQueues", 0, "Name")`);
+     `("Scheduling", "SlurmQueues", 0, "Name")`); `m.has(src)`, `m.pos(src)`;
+     `m.expect(src, int, "an integer")` and `m.one_of(src, allowed)` check a value's type
+     or enum in the peer's own words;
    - `m.put(dst, value, src)` writes archform data at `dst` (e.g. `("compute", "nodes")`),
      positioned at the peer key `src` (the key's line:col; its value's for value
      positions); list indices in `dst` are created in order (0, 1, ...);
    - `m.anchor(dst, src)` positions an archform container (`("compute",)`,
      `("storage", 0)`) at a peer key, for findings on the container itself;
-   - `m.unmapped(src, why)` / `m.warn(src, why)` for what does not map;
+   - `m.unmapped(src, why)` / `m.warn(src, why)` for what does not map, and
+     `m.rest(src, mapped_keys, reasons)` to report every other key of a mapping at once;
    - `m.error(src, message, hint)` for a peer value archform cannot read (exit 2).
    The archform document's `version`, `kind` and `name` are set by the framework
    (`m.kind`, default TrainingCluster; the name from the file name unless `m.name` is set).

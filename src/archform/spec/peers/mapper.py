@@ -12,7 +12,7 @@ import copy
 import difflib
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
@@ -158,6 +158,19 @@ class Mapper:
             return None
         return value
 
+    def one_of(
+        self, src: Loc, allowed: Iterable[str], message: str = "Must be one of"
+    ) -> str | None:
+        """The peer value at `src` when it is one of `allowed`, else an error (and None)."""
+        value = self.get(src)
+        if value is None:
+            return None
+        names = list(allowed)
+        if value not in names:
+            self.error(src, f"{message}: {', '.join(names)}.", prefer="value")
+            return None
+        return str(value)
+
     def error(self, src: Loc, message: str, hint: str = "", *, prefer: str = "key") -> None:
         """A problem in the peer's own terms at `src` (the load fails, exit 2)."""
         pos = self.pos(src, prefer=prefer)
@@ -191,6 +204,25 @@ class Mapper:
     def unmapped(self, src: Loc, why: str) -> None:
         """Report the peer key `src` once, as an info finding: archform has no counterpart."""
         self._note(src, why, "info")
+
+    def rest(
+        self,
+        src: Loc,
+        mapped: Iterable[str],
+        reasons: Mapping[str, str] | None = None,
+        default: str = "archform's blueprint has no counterpart; not checked",
+    ) -> None:
+        """Report every key of the peer mapping at `src` not in `mapped` as unmapped.
+
+        `reasons` gives a key's own reason (by key name); the rest get `default`.
+        """
+        node = self.get(src)
+        if not isinstance(node, dict):
+            return
+        done = set(mapped)
+        for key in node:
+            if key not in done:
+                self.unmapped((*src, key), (reasons or {}).get(str(key), default))
 
     def warn(self, src: Loc, why: str) -> None:
         """Report a caveat about the peer key `src` once, as a warning finding."""
