@@ -191,7 +191,7 @@ def test_rules_and_rule_commands() -> None:
     assert table.returncode == 0
     assert "TRN001  cross-region-training" in table.stdout
     data = json.loads(run_cli(["rules", "--format", "json"]).stdout)
-    assert len(data) == 47
+    assert len(data) == 48
     net008 = next(r for r in data if r["code"] == "NET008")
     assert net008["options"]["exposed_fraction_threshold"] == 0.3
     doc = run_cli(["rule", "trn001"])

@@ -27,7 +27,7 @@ def test_sarif_validates_against_schema(bad_file: Path) -> None:
     jsonschema.Draft4Validator(schema).validate(data)
     run = data["runs"][0]  # type: ignore[index]
     rules = run["tool"]["driver"]["rules"]
-    assert len(rules) == 47
+    assert len(rules) == 48
     for rule in rules:
         assert {
             "id",
