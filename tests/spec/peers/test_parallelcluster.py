@@ -264,3 +264,23 @@ def test_diagram_and_diff_read_configs(tmp_path: Path) -> None:
     diff = run_cli(["diff", str(HERE / "capacity_block.yaml"), str(new), "--no-lint"])
     assert diff.returncode == 0, diff.stderr
     assert "capacity-block  compute.nodes: 8 -> 12" in diff.stdout
+
+
+def test_wrong_types_are_the_schemas_errors_never_defaults() -> None:
+    text = (HERE / "spot_queue.yaml").read_text("utf-8")
+    text = text.replace("MaxCount: 4", 'MaxCount: "4"').replace(
+        "Enabled: true", "Enabled: yes-please"
+    )
+    with pytest.raises(SpecError) as caught:
+        load_text(text, "c.yaml")
+    lines = text.splitlines()
+    got = [(p.line, p.message.rsplit(": ", 1)[1]) for p in caught.value.problems]
+    assert got == [
+        (i, message)
+        for i, t in enumerate(lines, 1)
+        for key, message in (
+            ("Enabled: yes-please", "Not a valid boolean."),
+            ('MaxCount: "4"', "Not a valid integer."),
+        )
+        if key in t
+    ]

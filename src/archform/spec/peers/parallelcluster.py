@@ -27,6 +27,7 @@ from archform.spec.peers.pcluster_schema import (
     LISTS,
     SCHEDULERS,
     SCHEMAS,
+    TYPES,
 )
 from archform.spec.peers.pcluster_storage import storage, tags
 
@@ -109,6 +110,10 @@ def _check(m: Mapper, src: Loc, schema: str) -> None:
         return
     keys = SCHEMAS[schema]
     m.keys(src, keys)
+    for key, value in node.items():
+        wanted = TYPES.get((schema, str(key)))
+        if wanted is not None and not _is(value, wanted):
+            m.error((*src, key), f"Not a valid {wanted}.", prefer="value")
     for key, child in keys.items():
         if child is None or key not in node:
             continue
@@ -121,6 +126,16 @@ def _check(m: Mapper, src: Loc, schema: str) -> None:
                 _check(m, (*src, key, i), child)
         else:
             _check(m, (*src, key), child)
+
+
+def _is(value: Any, wanted: str) -> bool:
+    if wanted == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if wanted == "boolean":
+        return isinstance(value, bool)
+    if wanted == "list":
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    return isinstance(value, str)
 
 
 def _one_of(m: Mapper, src: Loc, allowed: tuple[str, ...]) -> str | None:

@@ -240,3 +240,44 @@ DEFAULT_FSX_DEPLOYMENT = "SCRATCH_2"  # SharedFsxLustre, when no FileSystemId / 
 DEFAULT_EFS_ENCRYPTED = False  # SharedEfs.encrypted
 DEFAULT_EBS_ENCRYPTED = True  # Ebs.encrypted
 DEFAULT_EBS_SIZE_GIB = 40  # EBS_VOLUME_SIZE_DEFAULT, a shared EBS volume without Size
+
+# marshmallow field types of the keys archform reads (fields.Int / Bool / Str / List), so a
+# wrong type is the schema's own "Not a valid ..." error, never a value read as its default.
+TYPES: dict[tuple[str, str], str] = {
+    ("Cluster", "Region"): "string",
+    ("HeadNode", "InstanceType"): "string",
+    ("HeadNodeNetworking", "SubnetId"): "string",
+    ("HeadNodeSsh", "AllowedIps"): "string",
+    ("LoginNodesPool", "Count"): "integer",
+    ("Scheduling", "Scheduler"): "string",
+    ("SlurmQueue", "Name"): "string",
+    ("SlurmQueue", "CapacityType"): "string",
+    ("SlurmQueue", "JobExclusiveAllocation"): "boolean",
+    ("SlurmQueueNetworking", "SubnetIds"): "list",
+    ("SlurmComputeResource", "Name"): "string",
+    ("SlurmComputeResource", "InstanceType"): "string",
+    ("SlurmComputeResource", "MaxCount"): "integer",
+    ("SlurmComputeResource", "MinCount"): "integer",
+    ("InstanceTypeItem", "InstanceType"): "string",
+    ("PlacementGroup", "Enabled"): "boolean",
+    ("PlacementGroup", "Id"): "string",
+    ("PlacementGroup", "Name"): "string",
+    ("Efa", "Enabled"): "boolean",
+    ("Efa", "GdrSupport"): "boolean",
+    ("CapacityReservationTarget", "CapacityReservationId"): "string",
+    ("GpuHealthCheck", "Enabled"): "boolean",
+    ("Tag", "Key"): "string",
+    ("Tag", "Value"): "string",
+    ("SharedStorage", "MountDir"): "string",
+    ("SharedStorage", "Name"): "string",
+    ("SharedStorage", "StorageType"): "string",
+    ("EbsSettings", "Size"): "integer",
+    ("EbsSettings", "Encrypted"): "boolean",
+    ("EfsSettings", "Encrypted"): "boolean",
+    ("FsxLustreSettings", "StorageCapacity"): "integer",
+    ("FsxLustreSettings", "DeploymentType"): "string",
+    ("FsxLustreSettings", "PerUnitStorageThroughput"): "integer",
+    ("FsxLustreSettings", "ImportPath"): "string",
+    ("FsxLustreSettings", "FileSystemId"): "string",
+    ("DataRepositoryAssociation", "DataRepositoryPath"): "string",
+}
