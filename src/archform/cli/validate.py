@@ -41,4 +41,5 @@ def validate(
     blueprints = guarded(run)
     if not quiet:
         for doc in blueprints.documents:
-            typer.echo(f"ok: {doc.file}: {doc.kind} {doc.name}")
+            read_as = f" (peer format: {doc.peer.title})" if doc.peer is not None else ""
+            typer.echo(f"ok: {doc.file}: {doc.kind} {doc.name}{read_as}")

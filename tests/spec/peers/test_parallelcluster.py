@@ -158,7 +158,10 @@ def test_detected_by_content_not_name(tmp_path: Path) -> None:
     proc = run_cli(["validate", str(folder)])
     assert proc.returncode == 0, proc.stderr
     found = folder / "whatever-name.yml"
-    assert proc.stdout.strip() == f"ok: {found}: TrainingCluster whatever-name"
+    assert proc.stdout.strip() == (
+        f"ok: {found}: TrainingCluster whatever-name "
+        "(peer format: AWS ParallelCluster 3 cluster configuration)"
+    )
 
 
 def test_pre_commit_hook_passes_configs_by_type() -> None:
