@@ -5,8 +5,9 @@ Kubernetes manifests, Ansible). A YAML file is a blueprint when one of its docum
 top-level ``kind:`` naming a blueprint kind (TrainingCluster, InferenceFleet, Platform), or a
 near miss of one (``TrainingCluser``, so a typo is reported instead of skipped), and no
 top-level ``apiVersion:`` (the Kubernetes marker); or when a peer reader (spec.peers: an
-AWS ParallelCluster config, ...) recognises it by its content. The test reads lines, not YAML, so a file
-that does not parse is still classified, and a broken blueprint still reaches the loader.
+AWS ParallelCluster config, ...) recognises it by its content. The test reads lines, not
+YAML, so a file that does not parse is still classified, and a broken blueprint still
+reaches the loader.
 
 Files found inside a folder are filtered: excluded by a pattern, or not a blueprint, they are
 skipped and counted. Files named on the command line are read as given (a non-blueprint is

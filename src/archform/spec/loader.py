@@ -24,7 +24,7 @@ from archform.spec.document import BlueprintSet, Document
 from archform.spec.errors import SpecError, SpecProblem, UsageError
 from archform.spec.images import image_problems
 from archform.spec.paths import format_path
-from archform.spec.peers import translate
+from archform.spec.peers import in_peer_terms, translate
 from archform.spec.places import place_problems
 from archform.spec.release import split_source
 from archform.spec.source import RawDocument, parse_documents, read_text
@@ -148,10 +148,14 @@ def _validate_all(raws: list[RawDocument]) -> list[Document]:
     for raw in raws:
         try:
             mapped, peer = translate(raw)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+            continue
+        try:
             document = validate_document(mapped)
             documents.append(document if peer is None else replace(document, peer=peer))
         except SpecError as exc:
-            problems.extend(exc.problems)
+            problems.extend(exc.problems if peer is None else in_peer_terms(exc.problems, peer))
     if problems:
         raise SpecError(problems)
     return documents

@@ -287,3 +287,17 @@ def test_wrong_types_are_the_schemas_errors_never_defaults() -> None:
         )
         if key in t
     ]
+
+
+def test_validation_errors_name_the_config_key() -> None:
+    text = (HERE / "multi_subnet_efa.yaml").read_text("utf-8")
+    text = text.replace("Region: us-east-2", "Region: eu-central-1")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "p5e.48xlarge" in t)
+    with pytest.raises(SpecError) as caught:
+        load_text(text, "c.yaml")
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.column) == (line, 25)
+    assert problem.message.startswith(
+        "Scheduling.SlurmQueues[0].ComputeResources[0].InstanceType (compute.instance_type): "
+        "p5e.48xlarge is not offered in eu-central-1"
+    )

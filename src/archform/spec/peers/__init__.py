@@ -63,9 +63,12 @@ archform's catalog defaults) with `PeerInfo.origins` as comments and the notes a
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from archform.spec.errors import SpecProblem
+from archform.spec.paths import parse_path
 from archform.spec.peers.mapper import Mapper, Origin, PeerInfo, PeerNote
 from archform.spec.source import RawDocument
 
@@ -75,6 +78,7 @@ __all__ = [
     "Origin",
     "PeerInfo",
     "PeerNote",
+    "in_peer_terms",
     "reader",
     "reader_for",
     "sniff",
@@ -116,3 +120,21 @@ def translate(raw: RawDocument) -> tuple[RawDocument, PeerInfo | None]:
     mapper = Mapper(raw, module.NAME, module.TITLE)
     module.read(mapper)
     return mapper.finish()
+
+
+def in_peer_terms(problems: list[SpecProblem], info: PeerInfo) -> list[SpecProblem]:
+    """Validation problems of a mapped document, each naming the peer key it came from.
+
+    `compute.instance_type: ...` becomes `Scheduling.SlurmQueues[0]...InstanceType
+    (compute.instance_type): ...`; the position is already the peer key's.
+    """
+    out: list[SpecProblem] = []
+    for problem in problems:
+        origin = info.origins.get(parse_path(problem.path)) if problem.path else None
+        prefix = f"{problem.path}: "
+        if origin is None or not origin.path or not problem.message.startswith(prefix):
+            out.append(problem)
+            continue
+        message = f"{origin.path} ({problem.path}): {problem.message[len(prefix) :]}"
+        out.append(replace(problem, message=message))
+    return out
