@@ -212,6 +212,8 @@ def _finish(documents: list[Document], texts: dict[str, str]) -> BlueprintSet:
     problems: list[SpecProblem] = []
     seen: dict[str, Document] = {}
     for doc in documents:
+        if doc.name in seen and (doc.peer is not None or seen[doc.name].peer is not None):
+            continue  # a peer file's name is its file name, not written: two cluster.yaml are fine
         if doc.name in seen:
             first = seen[doc.name]
             pos = doc.locate(("name",), prefer="value")

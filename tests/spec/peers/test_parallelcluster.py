@@ -301,3 +301,12 @@ def test_validation_errors_name_the_config_key() -> None:
         "Scheduling.SlurmQueues[0].ComputeResources[0].InstanceType (compute.instance_type): "
         "p5e.48xlarge is not offered in eu-central-1"
     )
+
+
+def test_two_configs_with_the_same_file_name_lint_together(tmp_path: Path) -> None:
+    for team in ("vision", "speech"):
+        (tmp_path / team).mkdir()
+        (tmp_path / team / "cluster.yaml").write_text((HERE / "spot_queue.yaml").read_text())
+    result = lint(load_paths([tmp_path / "vision", tmp_path / "speech"]), today=TODAY)
+    files = {f.file for f in result.findings if f.rule == "TRN003"}
+    assert files == {str(tmp_path / t / "cluster.yaml") for t in ("vision", "speech")}
