@@ -88,6 +88,7 @@ __all__ = [
 # name -> module; each module is one reader (see the docstring for its interface).
 READERS: dict[str, str] = {
     "parallelcluster": "archform.spec.peers.parallelcluster",
+    "skypilot": "archform.spec.peers.skypilot",
 }
 
 
