@@ -89,6 +89,7 @@ __all__ = [
 READERS: dict[str, str] = {
     "parallelcluster": "archform.spec.peers.parallelcluster",
     "skypilot": "archform.spec.peers.skypilot",
+    "cluster-toolkit": "archform.spec.peers.cluster_toolkit",
 }
 
 

@@ -1,0 +1,214 @@
+"""Google Cluster Toolkit (gcluster) blueprints read as a TrainingCluster.
+
+Facts from Cluster Toolkit's blueprint structs (pkg/config/config.go: blueprint_name, vars,
+deployment_groups[].modules[] with id/source/kind/use/outputs/settings, parsed with known
+fields only) and its modules' variables (schedmd-slurm-gcp-v6-nodeset: machine_type,
+node_count_static, node_count_dynamic_max, enable_spot_vm, enable_placement, zone,
+reservation_name; -partition: partition_name, is_default, exclusive; file-system/filestore:
+local_mount, size_gb (default 2560), filestore_tier; file-system/managed-lustre:
+local_mount, size_gib (default 36000), per_unit_storage_throughput (default 500),
+import_gcs_bucket_uri). See docs/peers/cluster-toolkit.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from archform.spec.paths import Loc
+from archform.spec.peers.mapper import Mapper
+
+NAME = "cluster-toolkit"
+TITLE = "Cluster Toolkit blueprint"
+DOCS = "https://cloud.google.com/cluster-toolkit/docs/setup/cluster-blueprint"
+
+TOP_KEYS = (
+    "blueprint_name",
+    "ghpc_version",
+    "validators",
+    "validation_level",
+    "vars",
+    "deployment_groups",
+    "terraform_backend_defaults",
+    "terraform_providers",
+    "toolkit_modules_url",
+    "toolkit_modules_version",
+)
+GROUP_KEYS = ("group", "terraform_backend", "terraform_providers", "modules", "kind")
+MODULE_KEYS = ("source", "kind", "id", "use", "outputs", "settings", "required_apis")
+_TOP = re.compile(r"^(blueprint_name|deployment_groups):", re.MULTILINE)
+_KIND = re.compile(r"^kind:", re.MULTILINE)
+_REF = re.compile(r"\$\(vars\.([A-Za-z0-9_]+)\)")
+NODESET = "schedmd-slurm-gcp-v6-nodeset"
+PARTITION = "schedmd-slurm-gcp-v6-partition"
+GIB_PER_TIB = 1024
+
+
+def sniff(text: str) -> bool:
+    """Line-based: a top-level `blueprint_name:` or `deployment_groups:` and no `kind:`."""
+    return bool(_TOP.search(text)) and not _KIND.search(text)
+
+
+def claims(data: object) -> bool:
+    """A mapping with `deployment_groups` (gcluster's required list of groups)."""
+    return isinstance(data, dict) and "deployment_groups" in data
+
+
+def _not_found(struct: str) -> str:
+    return f"field not found in type config.{struct}"
+
+
+def read(m: Mapper) -> None:
+    """Map a Cluster Toolkit blueprint onto a TrainingCluster."""
+    m.keys((), TOP_KEYS, what=_not_found("Blueprint"))
+    groups = m.get(("deployment_groups",))
+    modules: list[Loc] = []
+    if isinstance(groups, list):
+        for g, group in enumerate(groups):
+            m.keys(("deployment_groups", g), GROUP_KEYS, what=_not_found("Group"))
+            mods = group.get("modules") if isinstance(group, dict) else None
+            for i in range(len(mods) if isinstance(mods, list) else 0):
+                src: Loc = ("deployment_groups", g, "modules", i)
+                m.keys(src, MODULE_KEYS, what=_not_found("Module"))
+                modules.append(src)
+    if m.problems:
+        return
+    name = m.get(("vars", "deployment_name"))
+    if isinstance(name, str) and re.fullmatch(r"[a-z][a-z0-9-]{0,38}", name):
+        m.name = name
+    region = m.get(("vars", "region"))
+    m.put(("placement", "provider"), "gcp", ("vars",), why="Cluster Toolkit deploys on GCP")
+    if isinstance(region, str):
+        m.put(("placement", "region"), region, ("vars", "region"))
+    _modules(m, modules)
+    used = set(_REF.findall(repr(m.get(("deployment_groups",)))))
+    m.rest(("vars",), ("region", "deployment_name", "zone", *sorted(used)))
+
+
+def _setting(m: Mapper, module: Loc, key: str) -> tuple[Loc, Any] | None:
+    """A module setting with `$(vars.x)` resolved as gcluster does (whole or in a string)."""
+    src: Loc = (*module, "settings", key)
+    if not m.has(src):
+        return None
+    value = m.get(src)
+    if isinstance(value, str):
+        whole = _REF.fullmatch(value)
+        if whole:
+            name = whole.group(1)
+            if not m.has(("vars", name)):
+                m.error(src, f"vars.{name} is not defined", "add it under vars:", prefer="value")
+                return None
+            return src, m.get(("vars", name))
+        value = _REF.sub(lambda r: str(m.get(("vars", r.group(1)), r.group(0))), value)
+    return src, value
+
+
+def _modules(m: Mapper, modules: list[Loc]) -> None:
+    nodesets: dict[str, int] = {}
+    storage = 0
+    partitions = 0
+    for module in modules:
+        source = str(m.get((*module, "source"), ""))
+        if source.endswith(NODESET):
+            _nodeset(m, module, len(nodesets))
+            nodesets[str(m.get((*module, "id")))] = len(nodesets)
+        elif source.endswith(PARTITION):
+            _partition(m, module, partitions, nodesets)
+            partitions += 1
+        elif source.endswith(("file-system/filestore", "file-system/managed-lustre")):
+            _storage(m, module, storage, source.endswith("managed-lustre"))
+            storage += 1
+        else:
+            m.unmapped((*module, "source"), f"module {source} has no archform counterpart")
+    zone = m.get(("vars", "zone"))
+    if isinstance(zone, str) and "zones" not in m.out.get("placement", {}):
+        m.put(("placement", "zones", 0), zone, ("vars", "zone"))
+
+
+def _nodeset(m: Mapper, module: Loc, index: int) -> None:
+    base: Loc = ("compute",) if index == 0 else ("compute", "extra_groups", index - 1)
+    ident = re.sub(r"[^a-z0-9]", "", str(m.get((*module, "id"), "")).lower())[:16] or "gpu"
+    if index:
+        m.put((*base, "name"), ident if ident[0].isalpha() else f"g{ident}"[:16], module)
+    machine = _setting(m, module, "machine_type")
+    if machine is not None:
+        m.put((*base, "instance_type"), machine[1], machine[0])
+    static = _setting(m, module, "node_count_static")
+    dynamic = _setting(m, module, "node_count_dynamic_max")
+    count = (static[1] if static else 0) or 0
+    if dynamic is not None and dynamic[1]:
+        count += dynamic[1]
+    where = static[0] if static else dynamic[0] if dynamic else module
+    m.put((*base, "nodes"), max(int(count), 1), where)
+    spot = _setting(m, module, "enable_spot_vm")
+    reservation = _setting(m, module, "reservation_name")
+    if spot is not None and spot[1] is True:
+        m.put((*base, "purchase"), "spot", spot[0])
+    elif reservation is not None and reservation[1]:
+        m.put((*base, "purchase"), "reserved", reservation[0])
+    zones = _setting(m, module, "zones")
+    if index == 0 and zones is not None and isinstance(zones[1], list):
+        for z, zone in enumerate(zones[1]):
+            m.put(("placement", "zones", z), zone, zones[0])
+    placement = _setting(m, module, "enable_placement")
+    if index == 0:
+        colocation = "none" if placement is not None and placement[1] is False else "cluster"
+        m.put(("placement", "colocation"), colocation, placement[0] if placement else module)
+    done = ("machine_type", "node_count_static", "node_count_dynamic_max", "enable_spot_vm")
+    m.rest((*module, "settings"), (*done, "reservation_name", "zones", "enable_placement"))
+
+
+def _partition(m: Mapper, module: Loc, index: int, nodesets: dict[str, int]) -> None:
+    base: Loc = ("scheduler", "partitions", index)
+    name = _setting(m, module, "partition_name")
+    m.put((*base, "name"), str(name[1]) if name else f"p{index}", name[0] if name else module)
+    default = _setting(m, module, "is_default")
+    if default is not None:
+        m.put((*base, "default"), bool(default[1]), default[0])
+    exclusive = _setting(m, module, "exclusive")
+    if exclusive is not None:
+        m.put((*base, "exclusive"), bool(exclusive[1]), exclusive[0])
+    m.rest((*module, "settings"), ("partition_name", "is_default", "exclusive"))
+    if not any(u in nodesets for u in m.get((*module, "use"), []) or []):
+        m.unmapped((*module, "use"), "the partition uses no nodeset read here")
+
+
+def _storage(m: Mapper, module: Loc, index: int, lustre: bool) -> None:
+    base: Loc = ("storage", index)
+    ident = re.sub(r"[^a-z0-9-]", "-", str(m.get((*module, "id"), "")).lower())[:39]
+    m.put((*base, "name"), ident if ident[:1].isalpha() else f"fs-{ident}"[:39], module)
+    m.put((*base, "kind"), "lustre" if lustre else "nfs", (*module, "source"))
+    mount = _setting(m, module, "local_mount")
+    path = str(mount[1]) if mount else ""
+    purpose = "training_data"
+    if path == "/home":
+        purpose = "home"
+    elif "ckpt" in path or "checkpoint" in path:
+        purpose = "checkpoints"
+    m.put((*base, "purpose"), purpose, mount[0] if mount else module, why="from the mount path")
+    if mount is not None:
+        m.put((*base, "mount"), path, mount[0])
+    size = _setting(m, module, "size_gib" if lustre else "size_gb")
+    gib = size[1] if size else (36000 if lustre else 2560)
+    m.put(
+        (*base, "capacity_tib"),
+        round(gib / GIB_PER_TIB, 2),
+        size[0] if size else module,
+        why="GiB -> TiB" if size else "the module's default size",
+    )
+    if lustre:
+        tput = _setting(m, module, "per_unit_storage_throughput")
+        m.put(
+            (*base, "throughput_mbps_per_tib"),
+            int(tput[1]) if tput else 500,
+            tput[0] if tput else module,
+        )
+        bucket = _setting(m, module, "import_gcs_bucket_uri")
+        if bucket is not None:
+            m.put((*base, "source"), str(bucket[1]).rstrip("/") + "/", bucket[0])
+    else:
+        tier = _setting(m, module, "filestore_tier")
+        if tier is not None:
+            m.put((*base, "filestore_tier"), tier[1], tier[0])
+    done = ("local_mount", "size_gib", "size_gb", "per_unit_storage_throughput")
+    m.rest((*module, "settings"), (*done, "import_gcs_bucket_uri", "filestore_tier"))
