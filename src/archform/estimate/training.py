@@ -21,8 +21,9 @@ Step time = compute x (1 + bubble) + exposed tensor-parallel time + exposed data
                 full recomputation) over NVLink, 2(t-1)/t x bytes / busbw, not overlapped.
     DP        = gradient all-reduce of P / (TP x PP) bf16 values per GPU (x 1.5 for FSDP /
                 ZeRO-3: arXiv:1910.02054 s7) at the bus bandwidth of archform.estimate.nccl for
-                the nodes it spans, shared by the data-parallel groups on a node; the fitted
-                fraction `dp_overlap` is hidden behind the backward pass.
+                the nodes it spans, shared by the data-parallel groups on a node; it hides
+                behind the backward pass (2/3 of compute) up to the fitted fraction
+                `dp_overlap` of it: exposed = max(0, sync - dp_overlap x backward).
 Tokens/s per GPU = global batch tokens / step / GPUs; MFU = tokens/s x model FLOPs per token /
 peak. A figure above the GPUs' peak is flagged `impossible`.
 """
@@ -167,7 +168,8 @@ def step_time(
             share = ranks_per_node / par.gpus_per_node
             busbw, algo = bw.gbytes * share, bw.algorithm
         dp_sync = 2 * (dp - 1) / dp * grad / (busbw * 1e9)
-    dp_exposed = dp_sync * (1.0 - c.dp_overlap)
+    # Gradient sync overlaps the backward pass (2/3 of the compute), at most for its length.
+    dp_exposed = max(0.0, dp_sync - c.dp_overlap * compute * 2.0 / 3.0)
     step = compute + bubble + tp_s + dp_exposed
     tps = par.global_batch_tokens / step / par.gpus
     mflops = model_flops_per_token(shape, seq)
