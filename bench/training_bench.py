@@ -44,9 +44,7 @@ def refit(points: list[training.Point]) -> tuple[training.Constants, float]:
             subset = [p for p in points if p.hw.gpu == gpu]
             eff[gpu] = min(
                 GRID[gpu],
-                key=lambda e, s=subset, g=gpu: loss(
-                    s, training.Constants({g: e}, h0, overlap)
-                ),
+                key=lambda e, s=subset, g=gpu: loss(s, training.Constants({g: e}, h0, overlap)),
             )
         k = training.Constants(eff, h0, overlap)
         value = loss(points, k)

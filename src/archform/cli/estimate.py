@@ -1,5 +1,8 @@
-"""`archform estimate BLUEPRINT`: serving fleets (memory fit, replicas, cost) and training
-clusters (step time, tokens/s per GPU, MFU, time and cost for a token budget)."""
+"""`archform estimate BLUEPRINT`: serving fleets and training runs.
+
+Fleets: memory fit, replicas for the traffic, GPUs and monthly cost. Training clusters: step
+time, tokens/s per GPU, MFU, time and cost for a token budget.
+"""
 
 from __future__ import annotations
 
@@ -266,7 +269,7 @@ def estimate(
         float, typer.Option("--overhead-gib", help="Runtime memory per GPU outside weights and KV.")
     ] = 0.83,
 ) -> None:
-    """Size an inference fleet (weights + KV, replicas, cost) or a training run (step, MFU, cost)."""
+    """Size an inference fleet (weights + KV, replicas, cost) or a training run (step, MFU)."""
     from archform.spec import InferenceFleet, load_paths
     from archform.spec.models.training import TrainingCluster
 

@@ -162,9 +162,7 @@ def step_time(
             busbw, algo = nvlink_gbytes(hw.gpu), bw.algorithm
         else:
             ranks_per_node = max(1, dp // group_nodes)
-            bw = nccl.allreduce_busbw(
-                group_nodes, ranks_per_node, hw.nic_gbps_per_node, hw.gpu
-            )
+            bw = nccl.allreduce_busbw(group_nodes, ranks_per_node, hw.nic_gbps_per_node, hw.gpu)
             share = ranks_per_node / par.gpus_per_node
             busbw, algo = bw.gbytes * share, bw.algorithm
         dp_sync = 2 * (dp - 1) / dp * grad / (busbw * 1e9)
@@ -264,8 +262,10 @@ def load_calibration() -> Calibration:
 
 
 def megatron_flops_per_token(shape: ModelShape, seq: int, vocab: int) -> float:
-    """Narayanan et al. (arXiv:2104.04473 s5.1) FLOPs per token with full recomputation:
-    96 L H^2 (1 + S / 6H + V / 16 L H) per sequence-token."""
+    """Megatron's FLOPs per token with full recomputation (arXiv:2104.04473 s5.1).
+
+    96 L H^2 (1 + S / 6H + V / 16 L H).
+    """
     layers, h = shape.layers, shape.hidden
     return 96.0 * layers * h * h * (1 + seq / (6 * h) + vocab / (16 * layers * h))
 

@@ -50,7 +50,9 @@ class TrainingEstimate:
     usd_for_budget: float | None
 
 
-def shape_of(params: float, layers: int | None, hidden: int | None) -> tuple[training.ModelShape, str | None]:
+def shape_of(
+    params: float, layers: int | None, hidden: int | None
+) -> tuple[training.ModelShape, str | None]:
     """The declared shape, completed from the nearest reference model."""
     if layers and hidden:
         return training.ModelShape(params, layers, hidden), None
