@@ -80,15 +80,24 @@ def _estimate_one(
     }
 
 
-def training_json(cluster: Any) -> dict[str, Any]:
-    """The training estimate of one TrainingCluster as plain data (also used by diff)."""
-    from archform.estimate import nccl, training_plan
+def training_json(cluster: Any, claimed: float | None = None) -> dict[str, Any]:
+    """The training estimate of one TrainingCluster as plain data."""
+    from archform.estimate import nccl, training, training_plan
 
     reason = training_plan.why_not(cluster)
     if reason is not None:
         return {"kind": "TrainingCluster", "name": cluster.name, "estimate": None, "why": reason}
     e = training_plan.estimate(cluster)
     s, p = e.step, e.parallelism
+    claim = None
+    if claimed is not None:
+        mfu = training.implied_mfu(claimed, e.shape, p.sequence_length, e.gpus, e.peak_tflops)
+        claim = {
+            "tokens_per_s": claimed,
+            "implied_mfu": round(mfu, 3),
+            "impossible": mfu > 1.0,
+            "estimate_over_claim": round(e.tokens_per_s / claimed, 3),
+        }
     return {
         "kind": "TrainingCluster",
         "name": e.name,
@@ -129,6 +138,7 @@ def training_json(cluster: Any) -> dict[str, Any]:
         "peak_tflops_per_gpu": e.peak_tflops,
         "mfu": round(s.mfu, 4),
         "impossible": s.impossible,
+        "claim": claim,
         "cost": {
             "usd_per_hour": e.usd_per_hour,
             "missing": e.price_missing,
@@ -173,6 +183,18 @@ def _training_text(e: dict[str, Any]) -> list[str]:
         lines.append(
             f"  throughput            {e['tokens_per_s_per_gpu']:,.0f} tokens/s per GPU, "
             f"{e['tokens_per_s']:,.0f} tokens/s in all, MFU {e['mfu']:.1%}"
+        )
+    claim = e["claim"]
+    if claim is not None and claim["impossible"]:
+        lines.append(
+            f"  claimed throughput    IMPOSSIBLE: it needs {claim['implied_mfu']:.1f}x the GPUs' "
+            f"dense peak ({e['peak_tflops_per_gpu']:g} TFLOPS x {e['gpus']} at "
+            f"{e['model_flops_per_token']:.3g} FLOPs per token); the estimate above stands"
+        )
+    elif claim is not None:
+        lines.append(
+            f"  claimed throughput    {claim['tokens_per_s']:,.0f} tokens/s needs MFU "
+            f"{claim['implied_mfu']:.1%}; the estimate is {claim['estimate_over_claim']:.2f}x it"
         )
     if c["usd_per_hour"] is None:
         lines.append(f"  cost                  {c['missing']}")
@@ -268,6 +290,13 @@ def estimate(
     overhead_gib: Annotated[
         float, typer.Option("--overhead-gib", help="Runtime memory per GPU outside weights and KV.")
     ] = 0.83,
+    claimed_tokens_per_s: Annotated[
+        float | None,
+        typer.Option(
+            "--claimed-tokens-per-s",
+            help="Training: check a quoted cluster throughput against the GPUs' peak.",
+        ),
+    ] = None,
 ) -> None:
     """Size an inference fleet (weights + KV, replicas, cost) or a training run (step, MFU)."""
     from archform.spec import InferenceFleet, load_paths
@@ -296,7 +325,9 @@ def estimate(
                 "estimate sizes serving fleets and training runs",
             )
         results = [_estimate_one(f, gpu, utilization, overhead_gib, tokens_per_gpu) for f in fleets]
-        results += [training_json(c) for c in clusters]
+        if claimed_tokens_per_s is not None:
+            check_number("--claimed-tokens-per-s", claimed_tokens_per_s, 1e-3, 1e12, "100000")
+        results += [training_json(c, claimed_tokens_per_s) for c in clusters]
         if fmt == "json":
             typer.echo(json.dumps(results, indent=2, allow_nan=False))
         else:
