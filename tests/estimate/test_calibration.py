@@ -81,3 +81,12 @@ def test_prompt_length_drives_replicas() -> None:
     assert short is not None and long is not None
     assert long.prefill_ms == pytest.approx(short.prefill_ms * 8)
     assert long.replicas_needed_total > 2 * short.replicas_needed_total
+
+
+def test_kv_cache_of_an_fp8_checkpoint_is_bf16_as_vllm_auto_keeps_it() -> None:
+    # Issue 22: vLLM's kv_cache_dtype "auto" uses the model data type
+    # (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html); an FP8-weight Llama-3.1-405B
+    # (config.json: 126 layers, 8 KV heads, head_dim 128) keeps a BF16 cache:
+    # 2 x 126 x 8 x 128 x 2 bytes = 516,096 bytes per token.
+    assert serving.kv_bytes(126, 8, 128, "fp8") == 516_096
+    assert serving.kv_bytes(126, 8, 128, "bf16") == 516_096

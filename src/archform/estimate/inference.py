@@ -4,7 +4,8 @@ The model, its constants and their sources:
 
 Memory (one replica = `tensor_parallel` GPUs)
     weights      = params x bytes/param (bf16/fp16 2, fp8/int8 1, int4 0.5)
-    KV per token = 2 (K and V) x layers x kv_heads x head_dim x KV bytes (2; 1 for fp8 models),
+    KV per token = 2 (K and V) x layers x kv_heads x head_dim x KV bytes (2: vLLM's kv_cache_dtype
+                   auto keeps the model's BF16/FP16 dtype, also for FP8-weight checkpoints),
                    using the GQA KV-head count, not the attention-head count.
     budget       = usable GPU memory x tensor_parallel x gpu_memory_utilization (vLLM default 0.9)
     KV capacity  = (budget - weights - runtime overhead) / KV per token

@@ -19,7 +19,10 @@ from archform.spec.catalog import load_catalog
 from archform.spec.datafile import load_data
 
 BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 2, "int4": 2}
+# KV-cache bytes per element as vLLM stores them by default: kv_cache_dtype "auto" uses the
+# model's data type (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html), which for FP8,
+# INT8 and INT4 weight-quantised checkpoints is still BF16/FP16 (2 bytes).
+KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 2, "int8": 2, "int4": 2}
 # Tensor-rate multiplier over BF16 for the weight precision (FP8/INT8 tensor cores run at
 # twice the BF16 rate on Hopper/Ada/Ampere datasheets; int4 weights are dequantised to BF16).
 FLOPS_FACTOR = {"bf16": 1.0, "fp16": 1.0, "fp8": 2.0, "int8": 2.0, "int4": 1.0}

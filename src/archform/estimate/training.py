@@ -190,9 +190,7 @@ def step_time(
     )
 
 
-def implied_mfu(
-    tokens_per_s: float, shape: ModelShape, seq: int, gpus: int, peak: float
-) -> float:
+def implied_mfu(tokens_per_s: float, shape: ModelShape, seq: int, gpus: int, peak: float) -> float:
     """The MFU a claimed cluster throughput would need (above 1: beyond the GPUs' peak)."""
     return tokens_per_s * model_flops_per_token(shape, seq) / (gpus * peak * 1e12)
 
