@@ -39,7 +39,8 @@ def test_every_bundled_training_cluster_has_a_json_estimate() -> None:
         if cluster.training is None or cluster.training.model_params is None:
             assert est["estimate"] is None and "model_params" in est["why"]
             continue
-        assert est["gpus"] == cluster.compute.total_gpus
+        assert cluster.compute.gpu is not None
+        assert est["gpus"] == cluster.compute.nodes * cluster.compute.gpu.per_node
         assert 0 < est["mfu"] <= 1 and not est["impossible"]
         assert est["tokens_per_s"] == pytest.approx(est["tokens_per_s_per_gpu"] * est["gpus"], 1e-3)
         step = est["step"]
