@@ -90,3 +90,15 @@ def test_kv_cache_of_an_fp8_checkpoint_is_bf16_as_vllm_auto_keeps_it() -> None:
     # 2 x 126 x 8 x 128 x 2 bytes = 516,096 bytes per token.
     assert serving.kv_bytes(126, 8, 128, "fp8") == 516_096
     assert serving.kv_bytes(126, 8, 128, "bf16") == 516_096
+
+
+def test_serving_test_set_median_within_15_percent_and_none_off_by_2x() -> None:
+    # Figures marked `fit: false` (Lambda's published vLLM bursts, NIM) are never fitted.
+    cal = serving.load_calibration()
+    test = [p for p in cal.points if not p.fit]
+    assert len(test) >= 6 and all(p.source.startswith("https://") for p in test)
+    ratios = [serving.predict(p) / p.value for p in test]
+    errors = sorted(abs(r - 1) for r in ratios)
+    median = (errors[(len(errors) - 1) // 2] + errors[len(errors) // 2]) / 2
+    assert median <= 0.15
+    assert all(0.5 <= r <= 2.0 for r in ratios)
