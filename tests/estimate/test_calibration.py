@@ -102,3 +102,20 @@ def test_serving_test_set_median_within_15_percent_and_none_off_by_2x() -> None:
     median = (errors[(len(errors) - 1) // 2] + errors[len(errors) // 2]) / 2
     assert median <= 0.15
     assert all(0.5 <= r <= 2.0 for r in ratios)
+
+
+def test_continuous_batching_goes_past_the_knee_up_to_kv_and_max_num_seqs() -> None:
+    # Issue 22: the model stopped batching at the knee (32) and under-predicted throughput
+    # with many requests in flight. The H100 fleet's p99 target allows more; the KV cache
+    # (whole prompt + answer per sequence) and vLLM's max_num_seqs (256) bound it.
+    [fleet] = [
+        d.model
+        for d in load_paths([BLUEPRINTS / "inference-h100-single-region.yaml"]).of_kind(
+            InferenceFleet
+        )
+    ]
+    cap = inference.capacity(fleet)
+    assert cap is not None and fleet.traffic is not None
+    per_seq = fleet.traffic.prompt_tokens_per_request + fleet.traffic.tokens_per_request
+    kv_seqs = inference.memory_fit(fleet).max_kv_tokens // per_seq
+    assert inference.KNEE_CONCURRENCY < cap.concurrency_per_replica <= min(256, kv_seqs)
