@@ -53,14 +53,14 @@ def test_every_bundled_training_cluster_has_a_json_estimate() -> None:
         assert step["step_s"] == pytest.approx(parts, abs=0.005)
 
 
-def _cluster(tmp_path: Path, fabric: str, budget: bool = True) -> Path:
+def _cluster(tmp_path: Path, name: str, fabric: str, budget: bool = True) -> Path:
     text = (support.BLUEPRINTS / "azure-nd-h100-v5.yaml").read_text()
     extra = "  token_budget: 1e12\n" if budget else ""
     text = text.replace("storage:\n", fabric + "storage:\n", 1)
     text = text.replace(
         "  checkpoint_interval_minutes: 30\n", "  checkpoint_interval_minutes: 30\n" + extra, 1
     )
-    path = tmp_path / f"{abs(hash(fabric))}.yaml"
+    path = tmp_path / f"{name}.yaml"
     path.write_text(text)
     return path
 
@@ -71,8 +71,8 @@ def _estimate(path: Path) -> dict:
 
 
 def test_diff_infiniband_to_100g_roce_reports_throughput_and_cost_deltas(tmp_path: Path) -> None:
-    ib = _cluster(tmp_path, "fabric:\n  kind: infiniband\n  gbps_per_node: 3200\n")
-    roce = _cluster(tmp_path, "fabric:\n  kind: roce\n  gbps_per_node: 100\n")
+    ib = _cluster(tmp_path, "ib", "fabric:\n  kind: infiniband\n  gbps_per_node: 3200\n")
+    roce = _cluster(tmp_path, "roce", "fabric:\n  kind: roce\n  gbps_per_node: 100\n")
     report = diff_sets(load_paths([ib]), load_paths([roce]))
     [delta] = json.loads(to_json(report))["training"]
     old, new = delta["old"], delta["new"]
