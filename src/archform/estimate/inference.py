@@ -24,8 +24,9 @@ Throughput and replicas (estimate/serving.py, calibrated in spec/data/serving_ca
     generated tokens takes W(C) = T x t_step(C) + C x t_prefill. The p99 is taken as
     p99_factor (1.5) x W. The largest C that meets the p99 target is used, up to what
     continuous batching runs: vLLM's max_num_seqs (256) and the sequences whose whole prompt
-    + answer fit the KV cache (with measured overrides: the knee, 32); Little's law (L = lambda x W) then gives requests/s per replica = C / W(C),
-    and replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
+    + answer fit the KV cache (with measured overrides: the knee, 32); Little's law
+    (L = lambda x W) then gives requests/s per replica = C / W(C), and
+    replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
     Measured figures override the decode rates (`--tokens-per-gpu`, lint options): then
     W(C) = T x max(C / knee, 1 / single) + C x t_prefill.
 """
