@@ -420,6 +420,33 @@ class TrainingWorkload(Strict):
     precision: Literal["bf16", "fp16", "fp8", "fp32"] = "bf16"
     global_batch_tokens: Count = 4e6
     checkpoint_interval_minutes: Annotated[int, Field(ge=1, le=10080)] | None = None
+    # Optional inputs of the step-time estimate (archform.estimate.training); the defaults
+    # are plain data parallelism over every GPU.
+    sequence_length: Annotated[int, Field(ge=1, le=10_000_000)] = Field(
+        default=4096, description="Tokens per training sequence."
+    )
+    tensor_parallel: Annotated[int, Field(ge=1, le=64)] = Field(
+        default=1, description="Tensor-parallel degree (GPUs per layer, inside a node)."
+    )
+    pipeline_parallel: Annotated[int, Field(ge=1, le=512)] = Field(
+        default=1, description="Pipeline stages."
+    )
+    micro_batch_size: Annotated[int, Field(ge=1, le=4096)] = Field(
+        default=1, description="Sequences per micro-batch (sets the pipeline bubble)."
+    )
+    activation_checkpointing: Literal["none", "selective", "full"] = Field(
+        default="selective",
+        description="full recomputes the whole forward pass (one more forward's FLOPs).",
+    )
+    layers: Annotated[int, Field(ge=1, le=10_000)] | None = Field(
+        default=None, description="Transformer layers (default: the nearest reference model)."
+    )
+    hidden_size: Annotated[int, Field(ge=1, le=1_000_000)] | None = Field(
+        default=None, description="Model width (default: the nearest reference model)."
+    )
+    token_budget: Count | None = Field(
+        default=None, description="Tokens to train on: the estimate gives time and cost."
+    )
 
 
 class Access(Strict):
@@ -504,6 +531,31 @@ class TrainingCluster(DocumentBase):
                     f"interfaces than {seen[net]!r} (one networks= entry per LNet network)",
                     f"give every file system on {net} the same lnet: {seen[net]}",
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _parallelism_divides_gpus(self) -> TrainingCluster:
+        work = self.training
+        gpu = self.compute.gpu
+        if work is None or gpu is None or gpu.per_node == 0:
+            return self
+        per_node = gpu.per_node
+        gpus = self.compute.nodes * per_node
+        if work.tensor_parallel > per_node:
+            raise FieldError(
+                "training",
+                f"tensor_parallel {work.tensor_parallel} is more than the {per_node} GPUs "
+                "of a node (tensor parallelism stays on NVLink inside a node)",
+                f"use tensor_parallel <= {per_node} and pipeline_parallel for the rest",
+            )
+        model_gpus = work.tensor_parallel * work.pipeline_parallel
+        if gpus % model_gpus:
+            raise FieldError(
+                "training",
+                f"tensor_parallel x pipeline_parallel = {model_gpus} does not divide the "
+                f"cluster's {gpus} GPUs",
+                "choose degrees whose product divides the GPU count",
+            )
         return self
 
     @model_validator(mode="after")
