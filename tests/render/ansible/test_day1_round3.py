@@ -130,3 +130,52 @@ def test_nhc_can_drain_the_node_it_runs_on(stem: str) -> None:
     else:
         where = "/usr/bin"
     assert where in path, f"{stem}: scontrol is in {where}, NHC's PATH is {shlex.quote(got[2])}"
+
+
+def _check_ps_service(line: str) -> tuple[str, str]:
+    """(service, daemon) of an NHC `check_ps_service` line, as NHC 1.4.3 parses it.
+
+    https://github.com/mej/nhc/blob/1.4.3/scripts/lbnl_ps.nhc: getopts ":0E:SVcd:e:fkm:rsu:v",
+    SERVICE="$*" (the words after the options), DAEMON from -d or else the service name; -S runs
+    `/sbin/service $SERVICE start`.
+    """
+    words = shlex.split(line.split("||", 1)[1])
+    assert words[0] == "check_ps_service"
+    with_arg = set("Edemu")
+    daemon = ""
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        flags = words[i][1:]
+        for j, flag in enumerate(flags):
+            if flag in with_arg:
+                value = flags[j + 1 :] or words[i + 1]
+                i += 0 if flags[j + 1 :] else 1
+                if flag == "d":
+                    daemon = value
+                break
+        i += 1
+    service = " ".join(words[i:])
+    return service, daemon or service
+
+
+@pytest.mark.parametrize("stem", NHC_TREES)
+def test_nhc_restarts_munge_by_its_unit_name(stem: str) -> None:
+    """NHC's -S must start the unit the munge role starts, and match the daemon's process.
+
+    The unit comes from the generated munge role; the process is munged
+    (https://github.com/dun/munge/blob/munge-0.5.15/src/munged/Makefile.am, sbin_PROGRAMS).
+    """
+    files = _tree(stem)
+    [unit] = [
+        t["ansible.builtin.systemd_service"]["name"]
+        for t in _tasks(files["ansible/roles/munge/tasks/main.yml"])
+        if "ansible.builtin.systemd_service" in t
+    ]
+    lines = [
+        line
+        for line in files["ansible/roles/health/files/nhc.conf"].splitlines()
+        if "check_ps_service" in line and "munge" in line and not line.startswith("#")
+    ]
+    assert lines, f"{stem}: nhc.conf does not watch munged"
+    for line in lines:
+        assert _check_ps_service(line) == (unit, "munged"), line
