@@ -124,6 +124,23 @@ class NodeGroup(Strict):
     purchase: Purchase = "on_demand"
     capacity_reservation_id: CloudId | None = None
 
+    @property
+    def targets_reservation(self) -> bool:
+        """The nodes launch into one named reservation: a Capacity Block, or `reserved` with an id.
+
+        On AWS such a reservation fixes where its instances run (a Capacity Block is co-located
+        by itself, a targeted On-Demand Capacity Reservation carries the placement group it was
+        created in), and a cluster placement group on top of it causes insufficient-capacity
+        launch failures: AWS's own p5 ParallelCluster configs set `PlacementGroup: Enabled:
+        false` for a targeted ODCR
+        (https://github.com/aws-samples/awsome-distributed-training/tree/main/1.architectures/2.aws-parallelcluster)
+        and ParallelCluster refuses a placement group with a Capacity Block
+        (PlacementGroupCapacityTypeValidator).
+        """
+        return self.purchase == "capacity_block" or (
+            self.purchase == "reserved" and self.capacity_reservation_id is not None
+        )
+
 
 class Compute(NodeGroup):
     """Compute nodes of the cluster (the primary node group)."""
