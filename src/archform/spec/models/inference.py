@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -18,6 +18,7 @@ from archform.spec.models.common import (
     StorageUri,
     Strict,
 )
+from archform.spec.open_models import fill_from_named
 
 
 class FleetNetwork(Strict):
@@ -80,6 +81,22 @@ class FleetPlacement(Strict):
 class ServedModel(Strict):
     """The model served and where its weights live (the registry location)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _named_shape(cls, data: Any) -> Any:
+        return fill_from_named(
+            data,
+            "base",
+            {"layers": "layers", "kv_heads": "kv_heads", "head_dim": "head_dim"},
+            "params",
+        )
+
+    base: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")] | None = Field(
+        default=None,
+        description="The published model this one is (or is fine-tuned from), by name in "
+        "archform's model table (`archform models`): fills params, layers, kv_heads and "
+        "head_dim; lint reads its trained context and head counts.",
+    )
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")]
     params: Count
     precision: Literal["bf16", "fp16", "fp8", "int8", "int4"] = "bf16"
