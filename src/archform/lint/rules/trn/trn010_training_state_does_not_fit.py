@@ -108,7 +108,7 @@ def activation_bytes(
     """Activations of all layers on one GPU (Korthikanti et al. 2022, section 4)."""
     sbh = seq * mbs * hidden
     if recompute == "full":
-        per_layer = 2 * sbh
+        per_layer = 2.0 * sbh
     elif recompute == "selective" or heads is None:
         per_layer = 34 * sbh
     else:
@@ -172,7 +172,7 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
         if total <= s.gpu_bytes:
             continue
         assert work is not None
-        what = work.model or f"{work.model_params / 1e9:g}B-parameter model"
+        what = work.model or f"{(work.model_params or 0.0) / 1e9:g}B-parameter model"
         acts = (
             f" + {_size(s.activations)} activations ({RECOMPUTE[recompute]} recomputation"
             f"{'' if written else ', the least'}, {work.sequence_length} tokens x micro-batch "
