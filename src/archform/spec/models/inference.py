@@ -104,8 +104,8 @@ class ServedModel(Strict):
     base: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")] | None = Field(
         default=None,
         description="The published model this one is (or is fine-tuned from), by name in "
-        "archform's model table (archform/spec/data/open_models.yaml): fills params, layers, kv_heads and "
-        "head_dim; lint reads its trained context and head counts.",
+        "archform's model table (archform/spec/data/open_models.yaml): fills params, "
+        "layers, kv_heads and head_dim; lint reads its trained context and head counts.",
     )
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")]
     params: Count

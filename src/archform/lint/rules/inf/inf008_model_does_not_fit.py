@@ -58,7 +58,7 @@ gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_re
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
@@ -67,7 +67,9 @@ from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
 from archform.spec.catalog import load_catalog
-from archform.spec.models import InferenceFleet
+
+if TYPE_CHECKING:
+    from archform.spec.models import InferenceFleet
 
 
 class Inf008Options(Options):

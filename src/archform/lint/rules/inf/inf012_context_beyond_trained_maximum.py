@@ -54,12 +54,15 @@ gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 1, max_nodes_per_re
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import NoOptions, rule
-from archform.spec.models import InferenceFleet
 from archform.spec.open_models import OpenModel, open_model
+
+if TYPE_CHECKING:
+    from archform.spec.models import InferenceFleet
 
 
 def served_model(fleet: InferenceFleet) -> OpenModel | None:

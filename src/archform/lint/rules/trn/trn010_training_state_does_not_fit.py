@@ -63,17 +63,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import NoOptions, rule
 from archform.spec.catalog import load_catalog
-from archform.spec.models import TrainingCluster
 from archform.spec.open_models import open_model
 
 RECOMPUTE = {"none": "no", "selective": "selective", "full": "full"}
 DEFAULT_STAGE = {"pytorch_ddp": 0, "pytorch_fsdp": 3}
 GB = 1e9
+
+if TYPE_CHECKING:
+    from archform.spec.models import TrainingCluster
 
 
 @dataclass(frozen=True, slots=True)
