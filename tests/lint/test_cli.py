@@ -131,7 +131,7 @@ def test_junit_one_testcase_per_file_and_rule(bad_file: Path) -> None:
     out = run_cli(["lint", str(bad_file), "--format", "junit", "--select", "TRN,SEC"]).stdout
     root = ET.fromstring(out)
     cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 12  # the TRN and SEC rules (SEC004 included)
+    assert len(cases) == 14  # the TRN and SEC rules (SEC004, TRN009 and TRN010 included)
     failed = sorted(c.get("name", "") for c in cases if c.find("failure") is not None)
     assert failed == [
         "SEC001 ssh-open-to-world",
