@@ -136,3 +136,14 @@ def test_gpu_precisions_follow_the_architecture_whitepapers() -> None:
         assert gpu is not None and gpu.supports("fp8")
     for gpu in cat.gpus.values():
         assert gpu.precisions and gpu.precisions_source.startswith("https://"), gpu.name
+
+
+def test_an_mla_base_fills_the_cache_equivalent_shape() -> None:
+    # DeepSeek-V3 caches kv_lora_rank 512 + qk_rope_head_dim 64 = 576 elements per layer
+    # (https://arxiv.org/abs/2412.19437, section 2.1.1), not 2 x 128 heads x 192.
+    text = (FLEET % "  precision: fp8").replace("llama-3.1-70b", "deepseek-v3")
+    (doc,) = load_text(text, "f.yaml").documents
+    assert isinstance(doc.model, InferenceFleet)
+    m = doc.model.model
+    assert m.layers is not None and m.kv_heads is not None and m.head_dim is not None
+    assert 2 * m.layers * m.kv_heads * m.head_dim == 61 * 576

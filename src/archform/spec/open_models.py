@@ -51,6 +51,18 @@ class OpenModel:
         return self.experts is not None
 
     @property
+    def cache_kv_heads(self) -> int:
+        """KV heads as the cache holds them: 1 latent "head" for MLA, else kv_heads."""
+        return 1 if self.kv_lora_rank is not None else self.kv_heads
+
+    @property
+    def cache_head_dim(self) -> int:
+        """Head width such that 2 x layers x cache_kv_heads x it = kv_elements_per_token."""
+        if self.kv_lora_rank is not None:
+            return (self.kv_lora_rank + (self.qk_rope_head_dim or 0)) // 2
+        return self.head_dim
+
+    @property
     def kv_elements_per_token(self) -> int:
         """KV-cache elements one token takes over all layers.
 
@@ -178,8 +190,8 @@ def fill_from_named(
         elif isinstance(out[key], int) and not isinstance(out[key], bool) and out[key] != want:
             raise FieldError(
                 key,
-                f"{key} {out[key]} contradicts {model.name}, whose config.json gives {want} "
-                f"({model.source})",
+                f"{key} {out[key]} contradicts {model.name}, for which archform's table "
+                f"gives {want} ({model.source})",
                 f"remove {key} (the named model fills it) or fix it to {want}",
             )
     if params_key is not None:

@@ -97,7 +97,9 @@ class ServedModel(Strict):
         return fill_from_named(
             data,
             "base",
-            {"layers": "layers", "kv_heads": "kv_heads", "head_dim": "head_dim"},
+            # MLA models (DeepSeek) fill the cache-equivalent shape: 1 latent head of
+            # (kv_lora_rank + qk_rope_head_dim) / 2, so KV bytes per token come out right.
+            {"layers": "layers", "kv_heads": "cache_kv_heads", "head_dim": "cache_head_dim"},
             "params",
         )
 

@@ -6,7 +6,8 @@ Reads the attention-head and KV-head counts of the named model (`model.base` or 
 open-model table and flags a tensor-parallel degree that does not divide them:
 
 - serving: `server.tensor_parallel` must divide the attention heads, and the KV heads must be
-  a multiple of it or it a multiple of them (vLLM replicates KV heads when TP exceeds them);
+  a multiple of it or it a multiple of them (vLLM replicates KV heads when TP exceeds them;
+  an MLA model's one latent is replicated on every rank);
 - training with Megatron-LM or NeMo: `training.tensor_parallel` must divide both the
   attention heads and the KV heads (query groups).
 
@@ -68,7 +69,7 @@ def serving_problem(model: OpenModel, tp: int) -> str | None:
     """Why vLLM refuses this TP for the model, or None."""
     if model.attention_heads % tp:
         return f"{model.attention_heads} attention heads"
-    if model.kv_heads % tp and tp % model.kv_heads:
+    if model.kv_lora_rank is None and model.kv_heads % tp and tp % model.kv_heads:
         return f"{model.kv_heads} KV heads (nor is TP a multiple of them)"
     return None
 
