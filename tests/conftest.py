@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-# Tests marked `system` install packages and start daemons on this machine (munged, slurmctld,
-# slurmd on localhost): one at a time, also across pytest-xdist workers.
+# Tests marked `daemons` install system packages and start daemons on this machine (munged,
+# slurmctld, slurmd on localhost): one at a time, also across pytest-xdist workers. They share
+# the xdist group "daemons", so under `--dist loadgroup` (.ci/run) one worker runs them in turn
+# while the others run the rest.
 SYSTEM_LOCK = Path("/tmp/archform-system-tests.lock")
 
 
@@ -20,14 +22,42 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A `daemons` test outside the xdist group "daemons" would take SYSTEM_LOCK on a second
+    worker and leave it idle while the first holds it (see support.DAEMONS)."""
+    for item in items:
+        if item.get_closest_marker("daemons") is None:
+            continue
+        groups = [m.args[0] for m in item.iter_markers("xdist_group") if m.args]
+        if groups != ["daemons"]:
+            raise pytest.UsageError(f"{item.nodeid}: mark daemon tests with support.DAEMONS")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On an xdist worker under --dist loadgroup, xdist suffixes each grouped test's node id
+    with "@group"; pytest 9.2 silently stopped that from taking effect (pytest-dev/pytest-xdist
+    #1386), which spreads the daemon tests over both workers again. Fail instead of degrading."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    stray = [
+        i.nodeid
+        for i in session.items
+        if i.get_closest_marker("daemons") is not None and not i.nodeid.endswith("@daemons")
+    ]
+    if stray:
+        raise pytest.UsageError(
+            f"--dist loadgroup did not group {stray[0]} (pytest-xdist #1386: pytest must be < 9.2)"
+        )
+
+
 @pytest.fixture
 def update_goldens(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-goldens"))
 
 
 @pytest.fixture(autouse=True)
-def _one_system_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
-    if request.node.get_closest_marker("system") is None:
+def _one_daemon_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    if request.node.get_closest_marker("daemons") is None:
         yield
         return
     with SYSTEM_LOCK.open("a") as handle:

@@ -17,7 +17,7 @@ import pytest
 import support
 from archform.deploy.phases import collections_path, leftover_playbooks
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, *support.DAEMONS]
 
 SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
 HELPER = Path("/usr/local/sbin/archform-service")  # installed by the generated playbooks

@@ -23,7 +23,7 @@ from archform.render.generate import build_files
 from archform.render.writer import write_tree
 from archform.spec import load_paths
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, *support.DAEMONS]
 
 SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
 HELPER = Path("/usr/local/sbin/archform-service")

@@ -50,7 +50,7 @@ import support
 from archform.deploy.phases import collections_path
 from support.netns import NODE_DIR, NetnsCluster
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, *support.DAEMONS]
 
 SMOKE = support.BLUEPRINTS / "onprem-cpu-smoke.yaml"
 CONTROLLER, COMPUTE = "af-ctl", ["af-cpu1", "af-cpu2"]

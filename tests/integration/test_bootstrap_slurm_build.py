@@ -8,7 +8,7 @@ The build uses the GENERATED role's package list (group_vars slurm_build_package
 checks every plugin the generated configs name (group_vars slurm_plugins: cgroup/v2,
 accounting_storage/mysql, mpi/pmix, ...) after `make install`. The first case drops
 libdbus-1-dev from that list (and from this machine): the role must stop naming cgroup/v2 and
-the package. This host mounts cgroup v1, so cgroup_v2.so is proven built and found, not run
+the package, from configure's verdict in config.log, before compiling. This host mounts cgroup v1, so cgroup_v2.so is proven built and found, not run
 (slurmd loads cgroup/v1 here); a cgroup v2 slurmd only runs on the target image.
 
 Run it under `flock /tmp/archform-system.lock`: it starts system daemons on localhost. It
@@ -40,7 +40,7 @@ from integration.test_bootstrap import (
     _stop_daemons,
 )
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.system]
+pytestmark = [pytest.mark.integration, pytest.mark.slow, *support.DAEMONS]
 
 VERSION = "24.11.5"
 PREFIX = Path("/opt/slurm") / VERSION
@@ -148,11 +148,13 @@ def _stop_accounting() -> None:
 def test_role_names_the_plugin_and_package_a_dropped_dependency_leaves_out(
     tmp_path: Path,
 ) -> None:
-    """Without libdbus-1-dev, configure only warns and cgroup/v2 is missing after make install."""
+    """Without libdbus-1-dev, configure only warns (WITH_DBUS off, cgroup/v2 left out of the
+    build): the role reads that verdict from config.log and stops before compiling, naming the
+    configuration line, the plugin, the conditional and the package."""
     _require_root_debian()
     collections = _collections()
     project = _project(tmp_path, drop="libdbus-1-dev")
-    # The package must really be absent for the build to miss it (.ci/run installs it).
+    # The package must really be absent for configure to miss it (.ci/run installs it).
     subprocess.run(
         ["apt-get", "remove", "-y", "-qq", "libdbus-1-dev"], check=True, capture_output=True
     )
@@ -162,11 +164,17 @@ def test_role_names_the_plugin_and_package_a_dropped_dependency_leaves_out(
         run = _run_site(project, tmp_path / "run1", collections, timeout=BUILD_TIMEOUT)
         out = _output(run)
         assert run.status == "failed", out[-4000:]
-        assert "Compile (about 3 min on 2 cores)" in out  # it really built
-        assert (PREFIX / "lib" / "slurm" / "cgroup_v1.so").is_file()  # built unconditionally
-        assert not (PREFIX / "lib" / "slurm" / "cgroup_v2.so").exists()
-        assert "cgroup.conf: CgroupPlugin=autodetect needs plugin cgroup/v2" in out, out[-4000:]
-        assert "cgroup_v2.so does not exist (provided by: libdbus-1-dev" in out, out[-4000:]
+        build_dir = Path(f"/var/tmp/archform-slurm-build-{VERSION}")
+        # configure really ran and really left dbus out; no compile was spent on it
+        log = (build_dir / "config.log").read_text(errors="replace")
+        assert "WITH_DBUS_TRUE='#'" in log.splitlines(), "configure found dbus-1 anyway"
+        assert "WITH_MYSQL_TRUE=''" in log.splitlines()  # the other guards were found
+        assert "Compile (about 3 min on 2 cores)" not in out
+        assert not (PREFIX / "sbin" / "slurmctld").exists()
+        assert (
+            "cgroup.conf: CgroupPlugin=autodetect needs plugin cgroup/v2, but configure left it "
+            f"out (WITH_DBUS off in {build_dir}/config.log; provided by: libdbus-1-dev"
+        ) in " ".join(out.split()), out[-4000:]
     finally:
         _stop_daemons()
         _remove_links()

@@ -26,7 +26,7 @@ import support
 from archform.render.generate import build_files
 from archform.spec import load_paths
 
-pytestmark = [pytest.mark.integration, pytest.mark.system]
+pytestmark = [pytest.mark.integration, *support.DAEMONS]
 
 # The GCP tree: its unit prepares the disks itself (the DLAMI mounts its own, see below).
 STEM = "gcp-a3-mega-tcpxo"

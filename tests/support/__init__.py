@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+# Module marks of a test that starts daemons on localhost or changes system packages: one at a
+# time (tests/conftest.py's lock), all on one pytest-xdist worker under `--dist loadgroup`.
+DAEMONS = [pytest.mark.system, pytest.mark.daemons, pytest.mark.xdist_group("daemons")]
+
 ROOT = Path(__file__).resolve().parents[2]
 BLUEPRINTS = ROOT / "blueprints"
 GOLDENS = ROOT / "tests" / "goldens"

@@ -129,13 +129,14 @@ def test_seeded_fault_is_reported_by_its_check_only(fault: Fault, workdir: Path)
     assert caught, why
 
 
-def test_catch_rate_is_100_percent_and_stated_in_the_readme(workdir: Path) -> None:
-    for name in {c.name for c in builtin_checks()}:
-        _need(name)
-    caught = [f.id for f in FAULTS if _outcome(f, workdir)[0]]
-    missed = sorted({f.id for f in FAULTS} - set(caught))
-    rate = 100 * len(caught) // len(FAULTS)
-    claim = f"{len(caught)} of {len(FAULTS)} seeded faults ({rate}%)"
+def test_readme_states_the_catch_rate_the_fault_tests_measure() -> None:
+    """The README's catch rate is every fault of FAULTS: test_seeded_fault_is_reported_by_its_
+    check_only fails for each fault not caught exactly, so the suite passes only at 100%. Not
+    recomputed here: under pytest-xdist this test's worker would verify every faulted tree a
+    second time (the per-fault outcomes are cached per worker process)."""
+    claim = f"{len(FAULTS)} of {len(FAULTS)} seeded faults (100%)"
     readme = (ROOT / "README.md").read_text("utf-8")
     assert claim in readme, f"README must say {claim!r}"
-    assert not missed, f"catch rate {rate}%: missed {missed}"
+    # and the README states no other catch rate
+    stated = re.findall(r"\d+ of \d+ seeded faults \(\d+%\)", readme)
+    assert stated and set(stated) == {claim}, stated

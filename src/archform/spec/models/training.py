@@ -571,6 +571,31 @@ class TrainingCluster(DocumentBase):
         return self
 
     @model_validator(mode="after")
+    def _parallelism_divides_gpus(self) -> TrainingCluster:
+        work = self.training
+        gpu = self.compute.gpu
+        if work is None or gpu is None or gpu.per_node == 0:
+            return self
+        per_node = gpu.per_node
+        gpus = self.compute.nodes * per_node
+        if work.tensor_parallel > per_node:
+            raise FieldError(
+                "training",
+                f"tensor_parallel {work.tensor_parallel} is more than the {per_node} GPUs "
+                "of a node (tensor parallelism stays on NVLink inside a node)",
+                f"use tensor_parallel <= {per_node} and pipeline_parallel for the rest",
+            )
+        model_gpus = work.tensor_parallel * work.pipeline_parallel
+        if gpus % model_gpus:
+            raise FieldError(
+                "training",
+                f"tensor_parallel x pipeline_parallel = {model_gpus} does not divide the "
+                f"cluster's {gpus} GPUs",
+                "choose degrees whose product divides the GPU count",
+            )
+        return self
+
+    @model_validator(mode="after")
     def _nodes_within_slurm_limit(self) -> TrainingCluster:
         if self.scheduler.kind != "slurm":
             return self

@@ -66,6 +66,7 @@ class Dependency:
     runtime: tuple[str, ...]
     configure: tuple[tuple[str, str | None], ...]  # (argument, first release or None)
     plugins: tuple[str, ...]
+    conditionals: tuple[str, ...]  # automake conditionals guarding the plugins (config.log)
     archform: bool
     source: str
 
@@ -109,6 +110,7 @@ def dependencies() -> tuple[Dependency, ...]:
                 runtime=tuple(str(p) for p in raw.get("runtime") or ()),
                 configure=configure,
                 plugins=tuple(str(p) for p in raw.get("plugins") or ()),
+                conditionals=tuple(str(c) for c in raw["conditionals"]),
                 archform=bool(raw.get("archform", True)),
                 source=str(raw["source"]),
             )
@@ -134,6 +136,12 @@ def release_plugins(version: SlurmVersion) -> set[str]:
 def guards(plugin: str) -> list[Dependency]:
     """The dependencies a plugin is built with (empty: built unconditionally on Linux)."""
     return [d for d in dependencies() if plugin in d.plugins]
+
+
+def conditionals(plugin: str) -> list[str]:
+    """The automake conditionals configure must turn on for the plugin to be built: each is
+    NAME_TRUE='' in config.log's output variables when on, NAME_TRUE='#' when off."""
+    return [c for d in guards(plugin) for c in d.conditionals]
 
 
 def _values(value: object) -> list[str]:

@@ -10,8 +10,9 @@ Group variables for the slurm role, all derived from data:
   ``nvml``), or empty: gpu/nvml is built only where it exists;
 - ``slurm_plugins``: every plugin the generated slurm.conf, cgroup.conf, gres.conf and
   slurmdbd.conf name (read from the same lines the templates write), each with the line that
-  names it and the package that provides it on this install path. The role checks each file
-  after installing; `archform verify` (slurm-plugins) checks the same list statically.
+  names it and the package that provides it on this install path. On the build path the role
+  checks configure's verdict on each (config.log, before compiling) and each file after
+  installing; `archform verify` (slurm-plugins) checks the same list statically.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class PluginNeed:
     file: str  # slurmdbd.conf plugins are checked where slurmdbd runs, the others everywhere
     conf: str
     package: str
+    # build path: the automake conditionals configure must turn on (checked before compiling)
+    conditionals: list[str]
 
 
 def build_host_image(image: Image, provider: str) -> Image:
@@ -61,7 +64,12 @@ def needs(ctx: SlurmContext, image: Image, method: str) -> list[PluginNeed]:
     named = plugins.named_plugins(ctx.conf_files(), version, image.cgroup)
     return [
         PluginNeed(
-            n.plugin, n.so, n.file, f"{n.file}: {n.line}", _package(n, method, image.codename)
+            n.plugin,
+            n.so,
+            n.file,
+            f"{n.file}: {n.line}",
+            _package(n, method, image.codename),
+            plugins.conditionals(n.plugin) if method == "build" else [],
         )
         for n in named
     ]
