@@ -40,7 +40,7 @@ _OLD_MEASURED = {"H100": 2462.0, "A100": 1933.0, "L40S": 1124.0}
 def previous(point: serving.Point) -> float | None:
     """The previous model's value for an output_tps / decode_tps figure."""
     hw = serving.hardware(point.gpu)
-    if hw is None or point.metric == "ttft_ms":
+    if hw is None or point.metric in ("ttft_ms", "burst_output_tps"):
         return None
     w = point.workload
     old_bw = {"A40": None, "RTX-4090": None}.get(point.gpu, hw.hbm_gbs)
@@ -104,13 +104,16 @@ def report() -> str:
         if p.fit:
             errors.append(abs(math.log(est / p.value)))
         lines.append(
-            f"| {p.id}{'' if p.fit else ' (not fitted)'} | {p.engine} | {p.gpu} x "
+            f"| {p.id}{'' if p.fit else ' (test, not fitted)'} | {p.engine} | {p.gpu} x "
             f"{w.tensor_parallel} | {p.model} {w.precision} | {w.prompt_tokens:.0f}/"
             f"{w.output_tokens:.0f} | {w.concurrency} | {p.metric} | {p.value:g} | {est:.1f} "
             f"| {_pct(est, p.value)} | {'-' if old is None else f'{old:.1f}'} "
             f"| {_pct(old, p.value)} |"
         )
     worst = max(math.exp(e) - 1 for e in errors)
+    held = [abs(serving.predict(p, stored) / p.value - 1) for p in cal.points if not p.fit]
+    held.sort()
+    held_median = (held[(len(held) - 1) // 2] + held[len(held) // 2]) / 2 if held else 0.0
     lines += [
         "",
         "Notes: the previous model matched these figures only where its own reference "
@@ -121,6 +124,14 @@ def report() -> str:
         "figure. On the bundled fleets the new model gives 6-10x fewer requests per replica "
         "than the old one once 512-1,024-token prompts are counted (prefill of a 1,024-token "
         "prompt on an A10G costs about ten decode steps).",
+        "",
+        f"Test set (figures marked not fitted): {len(held)}, median |error| "
+        f"{held_median * 100:.1f}%, worst {max(held, default=0.0) * 100:.0f}% (target: median "
+        "<= 15%, none off by 2x). Four are vLLM bursts of 10 ShareGPT prompts (Lambda's "
+        "published benchmark_serving results), two NIM (TensorRT-LLM) figures. The model is "
+        "optimistic on all four vLLM bursts (+9% to +29%): low-batch decode runs below the "
+        "fitted bandwidth fraction, as issue 22 found for single streams; the test set is "
+        "small and holds no run with hundreds of requests in flight.",
         "",
         f"Worst fitted-figure error: {worst * 100:.0f}% (as a ratio). Sources: "
         + ", ".join(sorted({p.source for p in cal.points})),

@@ -1,6 +1,6 @@
 """Install hints name the command that fits how archform was installed (archform.install).
 
-The fresh-clone test (tests/dist/test_fresh_clone.py) runs a pipx hint for real; the wheel
+The fresh-clone test (tests/distribution/test_fresh_clone.py) runs a pipx hint for real; the wheel
 test runs a pip-from-wheel copy. These cover each kind's wording from real metadata files.
 """
 

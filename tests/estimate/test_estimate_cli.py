@@ -134,12 +134,15 @@ def test_bad_options_exit_2(args: list[str]) -> None:
     assert proc.stderr.strip()
 
 
-def test_no_fleet_is_a_usage_error(tmp_path) -> None:
+def test_training_cluster_alone_gets_the_training_estimate(tmp_path) -> None:
+    # Before issue 22 a TrainingCluster without a fleet was a usage error; it now gets the
+    # training estimate (tests/estimate/test_training_cli.py checks its figures).
     path = tmp_path / "t.yaml"
     text = (support.BLUEPRINTS / "platform-two-tier.yaml").read_text().split("\n---\n")[0]
     path.write_text(text)
     proc = support.run_cli(["estimate", str(path)])
-    assert proc.returncode == 2 and "InferenceFleet" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert "tokens/s per GPU" in proc.stdout and "MFU" in proc.stdout
 
 
 def test_single_stream_rate_is_per_replica_not_per_gpu() -> None:

@@ -8,7 +8,8 @@ The build uses the GENERATED role's package list (group_vars slurm_build_package
 checks every plugin the generated configs name (group_vars slurm_plugins: cgroup/v2,
 accounting_storage/mysql, mpi/pmix, ...) after `make install`. The first case drops
 libdbus-1-dev from that list (and from this machine): the role must stop naming cgroup/v2 and
-the package, from configure's verdict in config.log, before compiling. This host mounts cgroup v1, so cgroup_v2.so is proven built and found, not run
+the package, from configure's verdict in config.log, before compiling. This host mounts
+cgroup v1, so cgroup_v2.so is proven built and found, not run
 (slurmd loads cgroup/v1 here); a cgroup v2 slurmd only runs on the target image.
 
 Run it under `flock /tmp/archform-system.lock`: it starts system daemons on localhost. It

@@ -131,7 +131,7 @@ def test_junit_one_testcase_per_file_and_rule(bad_file: Path) -> None:
     out = run_cli(["lint", str(bad_file), "--format", "junit", "--select", "TRN,SEC"]).stdout
     root = ET.fromstring(out)
     cases = root.findall("./testsuite/testcase")
-    assert len(cases) == 12  # the TRN and SEC rules (SEC004 included)
+    assert len(cases) == 14  # the TRN and SEC rules (SEC004, TRN009 and TRN010 included)
     failed = sorted(c.get("name", "") for c in cases if c.find("failure") is not None)
     assert failed == [
         "SEC001 ssh-open-to-world",
@@ -191,11 +191,11 @@ def test_rules_and_rule_commands() -> None:
     assert table.returncode == 0
     assert "TRN001  cross-region-training" in table.stdout
     data = json.loads(run_cli(["rules", "--format", "json"]).stdout)
-    assert len(data) == 48
+    assert len(data) == 52  # 47 + issue 22: TRN009, TRN010, INF012, INF013; issue 25: LNT003
     net008 = next(r for r in data if r["code"] == "NET008")
     assert net008["options"]["exposed_fraction_threshold"] == 0.3
     doc = run_cli(["rule", "trn001"])
     assert doc.stdout.startswith("# TRN001 cross-region-training (error, since 0.1.0)")
     assert "## Why is this bad?" in doc.stdout and "```yaml" in doc.stdout
-    missing = run_cli(["rule", "TRN010"])
+    missing = run_cli(["rule", "TRN099"])
     assert missing.returncode == 2 and "did you mean" in missing.stderr

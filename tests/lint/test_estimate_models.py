@@ -69,3 +69,22 @@ def test_storage_model() -> None:
     assert storage.required_data_gbps(256) == pytest.approx(32.0)
     assert storage.checkpoint_bytes(70e9) == pytest.approx(1.12e12)
     assert storage.checkpoint_write_seconds(70e9, 12.0) == pytest.approx(93.3, rel=0.01)
+
+
+def test_two_node_busbw_is_nccl_tree_not_the_ring() -> None:
+    # 2 x p5.48xlarge (3200 Gbps EFA), NCCL default algorithm: 479.28 GB/s busbw at 8 GiB
+    # (github.com/aws-samples/awsome-distributed-training micro-benchmarks/nccl-tests/README.md).
+    est = allreduce.estimate_step(
+        params=8e9,
+        tokens=4e6,
+        framework="pytorch_ddp",
+        precision="bf16",
+        gpus=16,
+        nodes=2,
+        gbps_per_node=3200,
+        fabric_kind="efa",
+        bf16_tflops=989,
+        gpu="H100",
+    )
+    assert est is not None
+    assert est.busbw_bytes_per_s / 1e9 == pytest.approx(479.28, rel=0.05)

@@ -27,7 +27,7 @@ def test_sarif_validates_against_schema(bad_file: Path) -> None:
     jsonschema.Draft4Validator(schema).validate(data)
     run = data["runs"][0]  # type: ignore[index]
     rules = run["tool"]["driver"]["rules"]
-    assert len(rules) == 48
+    assert len(rules) == 52  # 47 + issue 22: TRN009, TRN010, INF012, INF013; issue 25: LNT003
     for rule in rules:
         assert {
             "id",

@@ -63,6 +63,11 @@ def test_every_v1_rule_is_implemented() -> None:
     added = {
         "INF011": ("kubernetes-end-of-support", "warning"),
         "SEC004": ("plain-http-edge", "warning"),
+        # issue 22: feasibility rules the open-model table and GPU precisions make checkable
+        "TRN009": ("precision-unsupported-by-gpu", "error"),
+        "TRN010": ("training-state-does-not-fit", "error"),
+        "INF012": ("context-beyond-trained-maximum", "error"),
+        "INF013": ("tensor-parallel-splits-heads", "error"),
         "LNT003": ("peer-key-not-mapped", "info"),
     }
     for code, (old, new) in renamed.items():

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from archform.verify import ADVISORY, SUBSTANTIVE, Result, blocking_skips, builtin_checks
-from dist.venvs import run, venv
+from distribution.venvs import run, venv
 from support import BLUEPRINTS, ROOT, run_cli
 
 FLEET = "inference-h100-single-region"  # no Slurm: every check it gets can be made to skip

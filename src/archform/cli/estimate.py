@@ -1,4 +1,8 @@
-"""`archform estimate BLUEPRINT`: memory fit, replicas for the traffic, GPUs and monthly cost."""
+"""`archform estimate BLUEPRINT`: serving fleets and training runs.
+
+Fleets: memory fit, replicas for the traffic, GPUs and monthly cost. Training clusters: step
+time, tokens/s per GPU, MFU, time and cost for a token budget.
+"""
 
 from __future__ import annotations
 
@@ -76,6 +80,135 @@ def _estimate_one(
     }
 
 
+def training_json(cluster: Any, claimed: float | None = None) -> dict[str, Any]:
+    """The training estimate of one TrainingCluster as plain data."""
+    from archform.estimate import nccl, training, training_plan
+
+    reason = training_plan.why_not(cluster)
+    if reason is not None:
+        return {"kind": "TrainingCluster", "name": cluster.name, "estimate": None, "why": reason}
+    e = training_plan.estimate(cluster)
+    s, p = e.step, e.parallelism
+    claim = None
+    if claimed is not None:
+        mfu = training.implied_mfu(claimed, e.shape, p.sequence_length, e.gpus, e.peak_tflops)
+        claim = {
+            "tokens_per_s": claimed,
+            "implied_mfu": round(mfu, 3),
+            "impossible": mfu > 1.0,
+            "estimate_over_claim": round(e.tokens_per_s / claimed, 3),
+        }
+    return {
+        "kind": "TrainingCluster",
+        "name": e.name,
+        "gpu": e.gpu,
+        "gpus": e.gpus,
+        "nodes": e.nodes,
+        "fabric": {"kind": e.fabric, "gbps_per_node": e.gbps_per_node},
+        "model": {
+            "params": e.shape.params,
+            "layers": e.shape.layers,
+            "hidden_size": e.shape.hidden,
+            "shape_assumed_from": e.shape_assumed_from,
+        },
+        "parallelism": {
+            "framework": p.framework,
+            "tensor_parallel": p.tensor_parallel,
+            "pipeline_parallel": p.pipeline_parallel,
+            "data_parallel": s.data_parallel,
+            "micro_batch_size": p.micro_batch,
+            "micro_batches": s.micro_batches,
+            "sequence_length": p.sequence_length,
+            "global_batch_tokens": p.global_batch_tokens,
+            "activation_checkpointing": p.recompute,
+        },
+        "step": {
+            "compute_s": round(s.compute_s, 3),
+            "pipeline_bubble_s": round(s.bubble_s, 3),
+            "tensor_parallel_s": round(s.tp_s, 3),
+            "data_parallel_sync_s": round(s.dp_sync_s, 3),
+            "data_parallel_exposed_s": round(s.dp_exposed_s, 3),
+            "data_parallel_busbw_gbytes": s.dp_busbw_gbytes,
+            "data_parallel_algorithm": s.dp_algorithm,
+            "step_s": round(s.step_s, 3),
+        },
+        "tokens_per_s_per_gpu": round(s.tokens_per_s_per_gpu, 1),
+        "tokens_per_s": round(e.tokens_per_s, 0),
+        "model_flops_per_token": s.model_flops_per_token,
+        "peak_tflops_per_gpu": e.peak_tflops,
+        "mfu": round(s.mfu, 4),
+        "impossible": s.impossible,
+        "claim": claim,
+        "cost": {
+            "usd_per_hour": e.usd_per_hour,
+            "missing": e.price_missing,
+            "token_budget": e.token_budget,
+            "hours_for_budget": None
+            if e.hours_for_budget is None
+            else round(e.hours_for_budget, 1),
+            "usd_for_budget": e.usd_for_budget,
+        },
+        "method": "step = compute x (1 + 1F1B bubble) + tensor-parallel all-reduces + exposed "
+        "gradient sync (NCCL ring/tree busbw, efficiency "
+        f"{nccl.efficiency()}); calibrated on Megatron-LM, torchtitan and Llama 3 figures "
+        "(bench/RESULTS-training.md)",
+    }
+
+
+def _training_text(e: dict[str, Any]) -> list[str]:
+    if e.get("estimate", True) is None:
+        return [f"{e['name']}: no training estimate ({e['why']})"]
+    m, p, s, c = e["model"], e["parallelism"], e["step"], e["cost"]
+    lines = [
+        f"{e['name']}: {e['gpus']} x {e['gpu']} on {e['nodes']} nodes, {e['fabric']['kind']} "
+        f"{e['fabric']['gbps_per_node']:,} Gbps per node",
+        f"  model                 {m['params'] / 1e9:g}B params, {m['layers']} layers x "
+        f"{m['hidden_size']}"
+        + (f" (shape assumed from {m['shape_assumed_from']})" if m["shape_assumed_from"] else ""),
+        f"  parallelism           {p['framework']}: TP {p['tensor_parallel']} x PP "
+        f"{p['pipeline_parallel']} x DP {p['data_parallel']}, {p['global_batch_tokens']:,.0f} "
+        f"tokens per step of {p['sequence_length']:,}-token sequences",
+        f"  step                  {s['step_s']:.2f} s = compute {s['compute_s']:.2f} + bubble "
+        f"{s['pipeline_bubble_s']:.2f} + TP {s['tensor_parallel_s']:.2f} + exposed gradient sync "
+        f"{s['data_parallel_exposed_s']:.2f} (sync {s['data_parallel_sync_s']:.2f} s at "
+        f"{s['data_parallel_busbw_gbytes']} GB/s {s['data_parallel_algorithm']})",
+    ]
+    if e["impossible"]:
+        lines.append(
+            f"  throughput            IMPOSSIBLE: {e['tokens_per_s_per_gpu']:,.0f} tokens/s per "
+            f"GPU would be MFU {e['mfu']:.0%}, above the GPUs' {e['peak_tflops_per_gpu']:g} "
+            "TFLOPS peak (check the inputs)"
+        )
+    else:
+        lines.append(
+            f"  throughput            {e['tokens_per_s_per_gpu']:,.0f} tokens/s per GPU, "
+            f"{e['tokens_per_s']:,.0f} tokens/s in all, MFU {e['mfu']:.1%}"
+        )
+    claim = e["claim"]
+    if claim is not None and claim["impossible"]:
+        lines.append(
+            f"  claimed throughput    IMPOSSIBLE: it needs {claim['implied_mfu']:.1f}x the GPUs' "
+            f"dense peak ({e['peak_tflops_per_gpu']:g} TFLOPS x {e['gpus']} at "
+            f"{e['model_flops_per_token']:.3g} FLOPs per token); the estimate above stands"
+        )
+    elif claim is not None:
+        lines.append(
+            f"  claimed throughput    {claim['tokens_per_s']:,.0f} tokens/s needs MFU "
+            f"{claim['implied_mfu']:.1%}; the estimate is {claim['estimate_over_claim']:.2f}x it"
+        )
+    if c["usd_per_hour"] is None:
+        lines.append(f"  cost                  {c['missing']}")
+    else:
+        lines.append(f"  cost                  ${c['usd_per_hour']:,.2f}/h (list price)")
+    if c["hours_for_budget"] is not None:
+        money = "" if c["usd_for_budget"] is None else f", ${c['usd_for_budget']:,.0f}"
+        lines.append(
+            f"  token budget          {c['token_budget']:,.0f} tokens: "
+            f"{c['hours_for_budget']:,.1f} h{money}"
+        )
+    return lines
+
+
 def _text(e: dict[str, Any]) -> list[str]:
     m, c, cost = e["memory"], e["capacity"], e["cost"]
     lines = [
@@ -137,7 +270,8 @@ def _text(e: dict[str, Any]) -> list[str]:
 
 def estimate(
     files: Annotated[
-        list[Path], typer.Argument(help="Blueprint files with InferenceFleet documents.")
+        list[Path],
+        typer.Argument(help="Blueprint files with InferenceFleet or TrainingCluster documents."),
     ],
     fmt: Annotated[str, typer.Option("--format", help="text or json")] = "text",
     tokens_per_gpu: Annotated[
@@ -156,9 +290,17 @@ def estimate(
     overhead_gib: Annotated[
         float, typer.Option("--overhead-gib", help="Runtime memory per GPU outside weights and KV.")
     ] = 0.83,
+    claimed_tokens_per_s: Annotated[
+        float | None,
+        typer.Option(
+            "--claimed-tokens-per-s",
+            help="Training: check a quoted cluster throughput against the GPUs' peak.",
+        ),
+    ] = None,
 ) -> None:
-    """Size an inference fleet: weights + KV per replica, replicas for peak_rps, GPUs and cost."""
+    """Size an inference fleet (weights + KV, replicas, cost) or a training run (step, MFU)."""
     from archform.spec import InferenceFleet, load_paths
+    from archform.spec.models.training import TrainingCluster
 
     def run() -> None:
         if fmt not in ("text", "json"):
@@ -176,15 +318,23 @@ def estimate(
                 fail(f"unknown GPU model {gpu!r}", f"one of {known}")
         blueprints = load_paths(files)
         fleets = [d.model for d in blueprints.of_kind(InferenceFleet)]
-        if not fleets:
-            fail("no InferenceFleet in the given blueprints", "estimate sizes serving fleets")
+        clusters = [d.model for d in blueprints.of_kind(TrainingCluster)]
+        if not fleets and not clusters:
+            fail(
+                "no InferenceFleet or TrainingCluster in the given blueprints",
+                "estimate sizes serving fleets and training runs",
+            )
         results = [_estimate_one(f, gpu, utilization, overhead_gib, tokens_per_gpu) for f in fleets]
+        if claimed_tokens_per_s is not None:
+            check_number("--claimed-tokens-per-s", claimed_tokens_per_s, 1e-3, 1e12, "100000")
+        results += [training_json(c, claimed_tokens_per_s) for c in clusters]
         if fmt == "json":
             typer.echo(json.dumps(results, indent=2, allow_nan=False))
         else:
             for i, r in enumerate(results):
                 if i:
                     typer.echo("")
-                typer.echo("\n".join(_text(r)))
+                text = _training_text(r) if r.get("kind") == "TrainingCluster" else _text(r)
+                typer.echo("\n".join(text))
 
     guarded(run)

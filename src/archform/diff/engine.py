@@ -9,6 +9,7 @@ from archform.diff.changes import compare
 from archform.diff.impact import Impact
 from archform.diff.policy import classify
 from archform.diff.resources import Cost, Footprint, costs, footprints
+from archform.estimate import training_plan
 from archform.estimate.prices import PriceTable, load_prices
 from archform.spec.document import BlueprintSet, Model
 from archform.spec.models.training import TrainingCluster
@@ -85,6 +86,35 @@ class CostDelta:
         return new - old
 
 
+@dataclass(frozen=True, slots=True)
+class Throughput:
+    """What a training cluster delivers for its declared workload (the training model)."""
+
+    tokens_per_s: float
+    tokens_per_s_per_gpu: float
+    mfu: float
+    impossible: bool
+    usd_per_hour: float | None
+    hours_for_budget: float | None
+    usd_for_budget: float | None
+
+    @property
+    def usd_per_million_tokens(self) -> float | None:
+        """List-price cost of a million training tokens."""
+        if self.usd_per_hour is None or self.tokens_per_s <= 0:
+            return None
+        return self.usd_per_hour / (self.tokens_per_s * 3600) * 1e6
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingDelta:
+    """A changed TrainingCluster's estimated throughput and cost, before and after."""
+
+    document: str
+    old: Throughput
+    new: Throughput
+
+
 @dataclass(frozen=True)
 class DiffReport:
     """Everything `archform diff` reports."""
@@ -98,6 +128,7 @@ class DiffReport:
     documents_new: list[str] = field(default_factory=list)
     lint_new: list[LintItem] | None = None
     lint_fixed: list[LintItem] | None = None
+    training: list[TrainingDelta] = field(default_factory=list)
 
     @property
     def highest(self) -> Impact | None:
@@ -130,7 +161,41 @@ def diff_sets(old: BlueprintSet, new: BlueprintSet, table: PriceTable | None = N
         regions=_region_deltas(old_docs, new_docs),
         documents_old=list(old_docs),
         documents_new=list(new_docs),
+        training=_training_deltas(names, old_docs, new_docs, table, {c.document for c in changes}),
     )
+
+
+def throughput(model: Model, table: PriceTable) -> Throughput | None:
+    """The training model's figures for a TrainingCluster, None when it has no estimate."""
+    if not isinstance(model, TrainingCluster) or training_plan.why_not(model) is not None:
+        return None
+    e = training_plan.estimate(model, table)
+    return Throughput(
+        tokens_per_s=e.tokens_per_s,
+        tokens_per_s_per_gpu=e.step.tokens_per_s_per_gpu,
+        mfu=e.step.mfu,
+        impossible=e.step.impossible,
+        usd_per_hour=e.usd_per_hour,
+        hours_for_budget=e.hours_for_budget,
+        usd_for_budget=e.usd_for_budget,
+    )
+
+
+def _training_deltas(
+    names: list[str],
+    old: dict[str, Model],
+    new: dict[str, Model],
+    table: PriceTable,
+    changed: set[str],
+) -> list[TrainingDelta]:
+    out = []
+    for name in names:
+        if name not in changed or name not in old or name not in new:
+            continue
+        before, after = throughput(old[name], table), throughput(new[name], table)
+        if before is not None and after is not None and before != after:
+            out.append(TrainingDelta(name, before, after))
+    return out
 
 
 def _dump(model: Model) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from archform.diff.engine import (
     LintItem,
     RegionDelta,
     ResourceDelta,
+    Throughput,
+    TrainingDelta,
 )
 from archform.diff.impact import Impact
 from archform.diff.resources import Cost
@@ -166,6 +168,10 @@ def to_text(report: DiffReport) -> str:
         for cost in report.costs:
             what, before, after, change_text = cost_line(cost)
             lines.append(f"  {what}: {before} -> {after} ({change_text})")
+    if report.training:
+        lines += ["", "Training throughput (archform's training model, list prices):"]
+        for t in report.training:
+            lines.extend(training_lines(t))
     for title, items in _lint_sections(report):
         lines += ["", f"{title}:"]
         for item in items:
@@ -253,6 +259,9 @@ def to_markdown(report: DiffReport) -> str:
         ]
         for delta in report.costs:
             lines.append("| " + " | ".join(md_cell(x) for x in cost_line(delta)) + " |")
+    if report.training:
+        lines += ["", "**Training throughput** (archform's training model, list prices)", ""]
+        lines += [md_cell(line.strip()) for t in report.training for line in training_lines(t)]
     for title, items in _lint_sections(report):
         lines += ["", f"**{title}**", ""]
         if items:
@@ -275,6 +284,49 @@ def policy_text() -> str:
         )
     lines.append(f"{'*':<16} {'(any other field)':<44} {DEFAULT_IMPACT.label:<20} {DEFAULT_REASON}")
     return "\n".join(lines) + "\n"
+
+
+def _pct(old: float, new: float) -> str:
+    return "n/a" if old == 0 else f"{(new - old) / old * 100:+.1f}%"
+
+
+def training_lines(t: TrainingDelta) -> list[str]:
+    """Text lines of one training throughput delta."""
+    o, n = t.old, t.new
+    lines = [
+        f"  {t.document}: {o.tokens_per_s:,.0f} -> {n.tokens_per_s:,.0f} tokens/s "
+        f"({_pct(o.tokens_per_s, n.tokens_per_s)}); per GPU {o.tokens_per_s_per_gpu:,.0f} -> "
+        f"{n.tokens_per_s_per_gpu:,.0f}; MFU {o.mfu:.1%} -> {n.mfu:.1%}"
+        + ("; IMPOSSIBLE after the change (above the GPUs' peak)" if n.impossible else "")
+    ]
+    ou, nu = o.usd_per_million_tokens, n.usd_per_million_tokens
+    if ou is not None and nu is not None:
+        lines.append(f"      cost per million tokens ${ou:,.2f} -> ${nu:,.2f} ({_pct(ou, nu)})")
+    if o.hours_for_budget is not None and n.hours_for_budget is not None:
+        money = ""
+        if o.usd_for_budget is not None and n.usd_for_budget is not None:
+            money = (
+                f", ${o.usd_for_budget:,.0f} -> ${n.usd_for_budget:,.0f} "
+                f"({n.usd_for_budget - o.usd_for_budget:+,.0f})"
+            )
+        lines.append(
+            f"      token budget {o.hours_for_budget:,.1f} h -> {n.hours_for_budget:,.1f} h{money}"
+        )
+    return lines
+
+
+def _throughput_json(t: Throughput) -> dict[str, Any]:
+    cost = t.usd_per_million_tokens
+    return {
+        "tokens_per_s": round(t.tokens_per_s, 0),
+        "tokens_per_s_per_gpu": round(t.tokens_per_s_per_gpu, 1),
+        "mfu": round(t.mfu, 4),
+        "impossible": t.impossible,
+        "usd_per_hour": t.usd_per_hour,
+        "usd_per_million_tokens": None if cost is None else round(cost, 2),
+        "hours_for_budget": None if t.hours_for_budget is None else round(t.hours_for_budget, 1),
+        "usd_for_budget": t.usd_for_budget,
+    }
 
 
 def to_json(report: DiffReport) -> str:
@@ -332,6 +384,18 @@ def to_json(report: DiffReport) -> str:
             ],
         },
     }
+    if report.training:
+        data["training"] = [
+            {
+                "document": t.document,
+                "old": _throughput_json(t.old),
+                "new": _throughput_json(t.new),
+                "tokens_per_s_change": round(t.new.tokens_per_s / t.old.tokens_per_s - 1, 4)
+                if t.old.tokens_per_s
+                else None,
+            }
+            for t in report.training
+        ]
     if report.lint_new is not None and report.lint_fixed is not None:
         data["lint"] = {
             "new": [_lint_json(i) for i in report.lint_new],

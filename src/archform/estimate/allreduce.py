@@ -13,7 +13,9 @@ Communication (one optimizer step)
                         arXiv:1910.02054 s7).
     Ring allreduce bytes per GPU = 2 (n-1)/n x S (github.com/NVIDIA/nccl-tests doc/PERFORMANCE.md).
     Bandwidth term      = volume factor x 2 (n-1)/n x S / busbw, where busbw is the node's
-                        fabric bandwidth (gbps_per_node / 8) x BUS_EFFICIENCY. Multi-node
+                        fabric bandwidth (gbps_per_node / 8) x BUS_EFFICIENCY for a ring,
+                        or NCCL's tree at two nodes (archform.estimate.nccl: up to
+                        2(N-1)/N x that, capped by the GPU's NVLink busbw). Multi-node
                         ring busbw tracks the per-node NIC aggregate: NDR "46-48 GB/s per
                         NIC" of 50 GB/s line rate, i.e. ~0.92-0.96 (NVIDIA/nccl-tests#290); 0.92
                         is used. Check: 70B bf16 = 140 GB of gradients at ~400 GB/s node
@@ -42,6 +44,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+from archform.estimate import nccl
 
 #: Volume of gradient traffic relative to one allreduce of the gradients (TC s6).
 VOLUME_FACTOR = {
@@ -126,13 +130,23 @@ def estimate_step(
     overlap: float = OVERLAP,
     bus_efficiency: float = BUS_EFFICIENCY,
     bucket_mib: float = BUCKET_MIB,
+    gpu: str = "",
 ) -> StepEstimate | None:
-    """Estimate sync and compute time per step; None when it cannot be estimated."""
+    """Estimate sync and compute time per step; None when it cannot be estimated.
+
+    The bus bandwidth is archform.estimate.nccl's (ring, or NCCL's tree at two nodes, capped
+    by the GPU's NVLink figure) at `bus_efficiency` of the NIC line rate.
+    """
     if gpus <= 0 or nodes <= 0 or bf16_tflops <= 0 or gbps_per_node <= 0:
         return None
     size = gradient_bytes(params, precision)
     factor = VOLUME_FACTOR.get(framework, 1.0)
-    busbw = gbps_per_node * 1e9 / 8 * bus_efficiency
+    per_node = max(1, gpus // nodes)
+    if nodes > 1:
+        bw = nccl.allreduce_busbw(nodes, per_node, gbps_per_node, gpu, eff=bus_efficiency)
+        busbw = bw.gbytes * 1e9
+    else:
+        busbw = gbps_per_node * 1e9 / 8 * bus_efficiency
     bandwidth = factor * ring_allreduce_seconds(size, gpus, busbw)
     hops = math.ceil(math.log2(nodes)) if nodes > 1 else 0
     calls = math.ceil(factor * size / (bucket_mib * 2**20))

@@ -4,7 +4,8 @@ The model, its constants and their sources:
 
 Memory (one replica = `tensor_parallel` GPUs)
     weights      = params x bytes/param (bf16/fp16 2, fp8/int8 1, int4 0.5)
-    KV per token = 2 (K and V) x layers x kv_heads x head_dim x KV bytes (2; 1 for fp8 models),
+    KV per token = 2 (K and V) x layers x kv_heads x head_dim x KV bytes (2: vLLM's kv_cache_dtype
+                   auto keeps the model's BF16/FP16 dtype, also for FP8-weight checkpoints),
                    using the GQA KV-head count, not the attention-head count.
     budget       = usable GPU memory x tensor_parallel x gpu_memory_utilization (vLLM default 0.9)
     KV capacity  = (budget - weights - runtime overhead) / KV per token
@@ -21,9 +22,11 @@ Throughput and replicas (estimate/serving.py, calibrated in spec/data/serving_ca
     and bench/estimate_calibration.py reports the error per figure. In a closed loop at
     concurrency C every slot turns over once per request, so a request of P prompt and T
     generated tokens takes W(C) = T x t_step(C) + C x t_prefill. The p99 is taken as
-    p99_factor (1.5) x W. The largest C <= the knee concurrency (32) that meets the p99
-    target is used; Little's law (L = lambda x W) then gives requests/s per replica = C / W(C),
-    and replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
+    p99_factor (1.5) x W. The largest C that meets the p99 target is used, up to what
+    continuous batching runs: vLLM's max_num_seqs (256) and the sequences whose whole prompt
+    + answer fit the KV cache (with measured overrides: the knee, 32); Little's law
+    (L = lambda x W) then gives requests/s per replica = C / W(C), and
+    replicas = ceil(peak_rps / (C / W(C))), spread evenly over the regions.
     Measured figures override the decode rates (`--tokens-per-gpu`, lint options): then
     W(C) = T x max(C / knee, 1 / single) + C x t_prefill.
 """
@@ -44,6 +47,9 @@ GIB = 1024**3
 BYTES_PER_PARAM = serving.BYTES_PER_PARAM
 KV_BYTES = serving.KV_BYTES
 RUNTIME_OVERHEAD_GIB = 0.83  # CUDA context, activations, graphs (kvplan worked example)
+# vLLM's scheduler limit on running sequences (--max-num-seqs, default 256:
+# https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html).
+MAX_NUM_SEQS = 256
 
 # Total memory the CUDA runtime reports (nvidia-smi "Total" MiB / 1024). L4 from the kvplan
 # worked example; the others are nvidia-smi totals, unverified here. Fallback: 0.93 x marketed.
@@ -261,8 +267,15 @@ def capacity(
             return tokens * max(c / (knee * tp), 1.0 / (single * tp)) + c * t.prefill_s
         return t.e2e_s
 
+    # Continuous batching runs as many sequences as the scheduler (max_num_seqs) and the KV
+    # cache (whole prompt + answer per sequence) allow, not only up to the knee; with
+    # measured overrides the knee stays the limit.
+    fit = memory_fit(fleet)
+    per_seq = max(1, traffic.prompt_tokens_per_request + traffic.tokens_per_request)
+    kv_limit = max(1, fit.max_kv_tokens // per_seq)
+    limit = knee_concurrency if overridden else min(MAX_NUM_SEQS, kv_limit)
     concurrency = 1
-    for c in range(knee_concurrency, 0, -1):
+    for c in range(limit, 0, -1):
         if latency(c) * p99_factor <= target_s:
             concurrency = c
             break

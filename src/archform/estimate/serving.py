@@ -19,7 +19,10 @@ from archform.spec.catalog import load_catalog
 from archform.spec.datafile import load_data
 
 BYTES_PER_PARAM = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 2, "int4": 2}
+# KV-cache bytes per element as vLLM stores them by default: kv_cache_dtype "auto" uses the
+# model's data type (https://docs.vllm.ai/en/v0.8.5/serving/engine_args.html), which for FP8,
+# INT8 and INT4 weight-quantised checkpoints is still BF16/FP16 (2 bytes).
+KV_BYTES = {"bf16": 2, "fp16": 2, "fp8": 2, "int8": 2, "int4": 2}
 # Tensor-rate multiplier over BF16 for the weight precision (FP8/INT8 tensor cores run at
 # twice the BF16 rate on Hopper/Ada/Ampere datasheets; int4 weights are dequantised to BF16).
 FLOPS_FACTOR = {"bf16": 1.0, "fp16": 1.0, "fp8": 2.0, "int8": 2.0, "int4": 1.0}
@@ -68,9 +71,11 @@ class Point:
     gpu: str
     model: str
     workload: Workload
-    metric: str  # output_tps | decode_tps | ttft_ms
+    metric: str  # output_tps | decode_tps | ttft_ms | burst_output_tps
     value: float
     fit: bool
+    input_lens: tuple[int, ...] = ()
+    output_lens: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,8 @@ def load_calibration() -> Calibration:
                 metric=str(row["metric"]),
                 value=float(row["value"]),
                 fit=bool(row["fit"]),
+                input_lens=tuple(int(x) for x in row.get("input_lens", [])),
+                output_lens=tuple(int(x) for x in row.get("output_lens", [])),
             )
         )
     f = data["fitted"]
@@ -183,11 +190,41 @@ def timing(hw: Hardware, w: Workload, c: Constants | None = None) -> Timing:
     )
 
 
+def burst_output_tps(
+    hw: Hardware,
+    w: Workload,
+    input_lens: tuple[int, ...],
+    output_lens: tuple[int, ...],
+    c: Constants | None = None,
+) -> float:
+    """Generated tokens/s of a burst of requests sent at once.
+
+    As vLLM's benchmark_serving with request_rate inf: one prefill of every prompt, then one
+    decode step per position with the requests still generating (each step as in `timing`).
+    """
+    k = c or load_calibration().constants
+    tp = w.tensor_parallel
+    flops = hw.dense_tflops * 1e12 * FLOPS_FACTOR[w.precision] * tp * k.mfu
+    bandwidth = hw.hbm_gbs * 1e9 * tp * k.mbu
+    weight_bytes = w.params * BYTES_PER_PARAM[w.precision]
+    seconds = 2 * w.params * sum(input_lens) / flops
+    for pos in range(1, max(output_lens, default=0) + 1):
+        running = [i for i, n in zip(input_lens, output_lens, strict=True) if n >= pos]
+        kv = w.kv_bytes_per_token * sum(i + pos for i in running)
+        memory_s = (weight_bytes + kv) / bandwidth
+        compute_s = 2 * w.params * len(running) / flops
+        seconds += max(memory_s, compute_s)
+        seconds += (k.step_overhead_ms + k.per_sequence_ms * len(running)) / 1000
+    return sum(output_lens) / seconds
+
+
 def predict(point: Point, c: Constants | None = None) -> float:
     """The model's value for a published figure's metric."""
     hw = hardware(point.gpu)
     if hw is None:
         raise ValueError(f"no hardware rates for {point.gpu}")
+    if point.metric == "burst_output_tps":
+        return burst_output_tps(hw, point.workload, point.input_lens, point.output_lens, c)
     t = timing(hw, point.workload, c)
     if point.metric == "output_tps":
         return t.output_tps

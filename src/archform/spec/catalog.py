@@ -39,6 +39,15 @@ class GpuInfo:
     aliases: tuple[str, ...]
     source: str
     gke_accelerator: str | None = None  # GKE/Compute Engine accelerator type name
+    architecture: str = ""  # Volta, Turing, Ampere, Ada, Hopper, Blackwell, CDNA3
+    # Data types the GPU computes in (tensor cores): bf16 from Ampere, fp8 from Ada/Hopper;
+    # from the architecture whitepaper in precisions_source.
+    precisions: tuple[str, ...] = ()
+    precisions_source: str = ""
+
+    def supports(self, precision: str) -> bool:
+        """Whether the GPU computes in this data type (fp32, tf32, fp16, bf16, fp8, int8...)."""
+        return precision in self.precisions
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +218,9 @@ def _gpu(name: str, raw: dict[str, Any]) -> GpuInfo:
         aliases=tuple(str(a) for a in raw.get("aliases") or ()),
         source=str(raw.get("source", "")),
         gke_accelerator=_opt_str(raw.get("gke_accelerator")),
+        architecture=str(raw.get("architecture", "")),
+        precisions=tuple(str(p) for p in raw.get("precisions") or ()),
+        precisions_source=str(raw.get("precisions_source", "")),
     )
 
 

@@ -1,17 +1,13 @@
 """AWS ParallelCluster 3 configs read directly: findings at the config's own line, import.
 
-Each file under parallelcluster/ is a ParallelCluster 3 cluster config written here. A
-`# expect: CODE` marker (CODE[severity] for a non-default severity) sits on the exact line of
-each finding; the set of (line, code) must match exactly, so every finding not marked is a
-failure too. `# must-not: CODE, ...` on the first line names what an expert would not
-report for the file (checked on its own, and against the rule catalog).
+Each file under parallelcluster/ is a ParallelCluster 3 cluster config written here, with
+`# expect:` / `# must-not:` markers (harness.py): the set of (line, code) must match
+exactly, so every finding not marked is a failure too.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
 import subprocess
 from pathlib import Path
 
@@ -20,41 +16,15 @@ from ruamel.yaml import YAML
 
 from archform.lint.engine import lint
 from archform.lint.report import LintReport, render
-from archform.lint.rule import load_rules
 from archform.spec import SpecError, load_paths, load_text
 from archform.spec.discovery import is_blueprint_text
 from archform.spec.peers import reader_for
-from archform.spec.peers.emit import render as render_import
 from archform.spec.peers.emit import untouched
+from spec.peers.harness import TODAY, assert_findings, round_trip
 from support import ROOT, require_tool, run_cli
 
 HERE = Path(__file__).parent / "parallelcluster"
 FILES = sorted(HERE.glob("*.yaml"))
-TODAY = dt.date(2026, 11, 30)
-EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
-MUST_NOT = re.compile(r"^#\s*must-not:\s*(.+)$")
-ITEM = re.compile(r"^([A-Z]{3}\d{3})(?:\[(error|warning|info)\])?$")
-
-
-def _expected(path: Path) -> tuple[set[tuple[int, str]], dict[tuple[int, str], str], set[str]]:
-    pairs: set[tuple[int, str]] = set()
-    severities: dict[tuple[int, str], str] = {}
-    must_not: set[str] = set()
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-        banned = MUST_NOT.match(line)
-        if banned:
-            must_not |= {c.strip() for c in banned.group(1).split(",")}
-            continue
-        match = EXPECT.search(line)
-        if not match:
-            continue
-        for item in match.group(1).split(","):
-            parsed = ITEM.match(item.strip())
-            assert parsed, f"{path.name}:{number}: bad marker {item!r}"
-            pairs.add((number, parsed.group(1)))
-            if parsed.group(2):
-                severities[(number, parsed.group(1))] = parsed.group(2)
-    return pairs, severities, must_not
 
 
 def test_at_least_eight_configs() -> None:
@@ -63,19 +33,7 @@ def test_at_least_eight_configs() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_findings_at_the_configs_own_lines(path: Path) -> None:
-    want, severities, must_not = _expected(path)
-    assert must_not, f"{path.name}: name what must not fire (# must-not: ...)"
-    assert must_not <= set(load_rules().codes), f"{path.name}: unknown code in must-not"
-    result = lint(load_paths([path]), today=TODAY)
-    got = {(f.line, f.rule) for f in result.findings}
-    assert all(f.file == str(path) for f in result.findings)
-    assert got == want, f"{path.name}: unexpected {got - want}, missing {want - got}"
-    assert not must_not & {f.rule for f in result.findings}
-    for f in result.findings:
-        if (f.line, f.rule) in severities:
-            assert f.severity == severities[(f.line, f.rule)], f"{path.name}:{f.line} {f.rule}"
-        elif f.rule == "LNT003":
-            assert f.severity == "info", f"{path.name}:{f.line}: mark it LNT003[{f.severity}]"
+    assert_findings(path)
 
 
 def test_every_output_format_points_at_the_config(tmp_path: Path) -> None:
@@ -171,30 +129,16 @@ def test_pre_commit_hook_passes_configs_by_type() -> None:
     assert is_blueprint_text((HERE / "multi_queue.yaml").read_text("utf-8"))
 
 
-def _import_round_trip(path: Path) -> tuple[list[str], list[str], str]:
-    loaded = load_paths([path])
-    (doc,) = loaded.documents
-    assert doc.peer is not None
-    text = render_import(doc.peer, doc.file)
-    source = lint(loaded, today=TODAY).findings
-    imported = lint(load_text(text, "imported.yaml"), today=TODAY).findings
-    return (
-        sorted({f.rule for f in source if f.rule != "LNT003"}),
-        sorted({f.rule for f in imported}),
-        text,
-    )
-
-
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_import_then_lint_gives_the_same_rule_codes(path: Path) -> None:
-    source, imported, text = _import_round_trip(path)
+    source, imported, text = round_trip(path)
     assert imported == source
     assert untouched(text)
     assert not untouched(text.replace("nodes:", "nodes: 1 #", 1))
 
 
 def test_import_names_origins_and_what_did_not_map() -> None:
-    _, _, text = _import_round_trip(HERE / "multi_queue.yaml")
+    _, _, text = round_trip(HERE / "multi_queue.yaml")
     lines = text.splitlines()
     nodes = next(t for t in lines if t.strip().startswith("nodes: 8"))
     assert nodes.endswith(

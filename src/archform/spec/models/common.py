@@ -169,6 +169,14 @@ def _count(value: Any) -> Any:
     return value
 
 
+def count_value(value: Any) -> Any:
+    """A raw count as a number (70B -> 7e10); anything else unchanged, for later errors."""
+    try:
+        return _count(value)
+    except HintedError:
+        return value
+
+
 Count = Annotated[
     float,
     BeforeValidator(_count),

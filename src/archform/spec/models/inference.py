@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
@@ -18,6 +18,7 @@ from archform.spec.models.common import (
     StorageUri,
     Strict,
 )
+from archform.spec.open_models import fill_from_named
 
 
 class FleetNetwork(Strict):
@@ -77,9 +78,37 @@ class FleetPlacement(Strict):
         return tuple(self.regions) if self.regions is not None else (str(self.region),)
 
 
+def _params_from_base(schema: dict[str, Any]) -> None:
+    required = schema.get("required")
+    if isinstance(required, list) and "params" in required:
+        required.remove("params")
+
+
 class ServedModel(Strict):
     """The model served and where its weights live (the registry location)."""
 
+    # `params` may come from `base` instead (filled before validation): the JSON Schema must
+    # not require it.
+    model_config = ConfigDict(**Strict.model_config, json_schema_extra=_params_from_base)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _named_shape(cls, data: Any) -> Any:
+        return fill_from_named(
+            data,
+            "base",
+            # MLA models (DeepSeek) fill the cache-equivalent shape: 1 latent head of
+            # (kv_lora_rank + qk_rope_head_dim) / 2, so KV bytes per token come out right.
+            {"layers": "layers", "kv_heads": "cache_kv_heads", "head_dim": "cache_head_dim"},
+            "params",
+        )
+
+    base: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")] | None = Field(
+        default=None,
+        description="The published model this one is (or is fine-tuned from), by name in "
+        "archform's model table (archform/spec/data/open_models.yaml): fills params, "
+        "layers, kv_heads and head_dim; lint reads its trained context and head counts.",
+    )
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")]
     params: Count
     precision: Literal["bf16", "fp16", "fp8", "int8", "int4"] = "bf16"

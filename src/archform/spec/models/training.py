@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -26,6 +26,7 @@ from archform.spec.models.common import (
     Strict,
     Zone,
 )
+from archform.spec.open_models import fill_from_named
 
 FilestoreTier = Literal[
     "BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCALE_SSD", "ENTERPRISE"
@@ -123,6 +124,23 @@ class NodeGroup(Strict):
     memory_gib: Annotated[int, Field(ge=1, le=65536)] | None = None
     purchase: Purchase = "on_demand"
     capacity_reservation_id: CloudId | None = None
+
+    @property
+    def targets_reservation(self) -> bool:
+        """The nodes launch into one named reservation: a Capacity Block, or `reserved` with an id.
+
+        On AWS such a reservation fixes where its instances run (a Capacity Block is co-located
+        by itself, a targeted On-Demand Capacity Reservation carries the placement group it was
+        created in), and a cluster placement group on top of it causes insufficient-capacity
+        launch failures: AWS's own p5 ParallelCluster configs set `PlacementGroup: Enabled:
+        false` for a targeted ODCR
+        (https://github.com/aws-samples/awsome-distributed-training/tree/main/1.architectures/2.aws-parallelcluster)
+        and ParallelCluster refuses a placement group with a Capacity Block
+        (PlacementGroupCapacityTypeValidator).
+        """
+        return self.purchase == "capacity_block" or (
+            self.purchase == "reserved" and self.capacity_reservation_id is not None
+        )
 
 
 class Compute(NodeGroup):
@@ -406,6 +424,13 @@ class Scheduler(Strict):
 class TrainingWorkload(Strict):
     """What the cluster trains; used by quantitative rules and estimates."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _named_shape(cls, data: Any) -> Any:
+        return fill_from_named(
+            data, "model", {"layers": "layers", "hidden_size": "hidden_size"}, "model_params"
+        )
+
     framework: Literal[
         "pytorch_ddp",
         "pytorch_fsdp",
@@ -416,10 +441,49 @@ class TrainingWorkload(Strict):
         "horovod",
         "custom_mpi",
     ] = "pytorch_fsdp"
+    model: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$")] | None = Field(
+        default=None,
+        description="The published model trained (or fine-tuned), by name in archform's "
+        "model table: fills model_params, layers and hidden_size; lint reads its heads.",
+    )
+    zero_stage: Literal[0, 1, 2, 3] | None = Field(
+        default=None,
+        description="What data parallelism shards (ZeRO stage: 1 optimizer state, 2 also "
+        "gradients, 3 also weights). Default from the framework: pytorch_ddp 0, "
+        "pytorch_fsdp 3 (FULL_SHARD), deepspeed 0, megatron 0, nemo 1 (distributed optimizer).",
+    )
+
     model_params: Count | None = None
     precision: Literal["bf16", "fp16", "fp8", "fp32"] = "bf16"
     global_batch_tokens: Count = 4e6
     checkpoint_interval_minutes: Annotated[int, Field(ge=1, le=10080)] | None = None
+    # Optional inputs of the step-time estimate (archform.estimate.training); the defaults
+    # are plain data parallelism over every GPU.
+    sequence_length: Annotated[int, Field(ge=1, le=10_000_000)] = Field(
+        default=4096, description="Tokens per training sequence."
+    )
+    tensor_parallel: Annotated[int, Field(ge=1, le=64)] = Field(
+        default=1, description="Tensor-parallel degree (GPUs per layer, inside a node)."
+    )
+    pipeline_parallel: Annotated[int, Field(ge=1, le=512)] = Field(
+        default=1, description="Pipeline stages."
+    )
+    micro_batch_size: Annotated[int, Field(ge=1, le=4096)] = Field(
+        default=1, description="Sequences per micro-batch (sets the pipeline bubble)."
+    )
+    activation_checkpointing: Literal["none", "selective", "full"] = Field(
+        default="selective",
+        description="full recomputes the whole forward pass (one more forward's FLOPs).",
+    )
+    layers: Annotated[int, Field(ge=1, le=10_000)] | None = Field(
+        default=None, description="Transformer layers (default: the nearest reference model)."
+    )
+    hidden_size: Annotated[int, Field(ge=1, le=1_000_000)] | None = Field(
+        default=None, description="Model width (default: the nearest reference model)."
+    )
+    token_budget: Count | None = Field(
+        default=None, description="Tokens to train on: the estimate gives time and cost."
+    )
 
 
 class Access(Strict):
@@ -504,6 +568,31 @@ class TrainingCluster(DocumentBase):
                     f"interfaces than {seen[net]!r} (one networks= entry per LNet network)",
                     f"give every file system on {net} the same lnet: {seen[net]}",
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _parallelism_divides_gpus(self) -> TrainingCluster:
+        work = self.training
+        gpu = self.compute.gpu
+        if work is None or gpu is None or gpu.per_node == 0:
+            return self
+        per_node = gpu.per_node
+        gpus = self.compute.nodes * per_node
+        if work.tensor_parallel > per_node:
+            raise FieldError(
+                "training",
+                f"tensor_parallel {work.tensor_parallel} is more than the {per_node} GPUs "
+                "of a node (tensor parallelism stays on NVLink inside a node)",
+                f"use tensor_parallel <= {per_node} and pipeline_parallel for the rest",
+            )
+        model_gpus = work.tensor_parallel * work.pipeline_parallel
+        if gpus % model_gpus:
+            raise FieldError(
+                "training",
+                f"tensor_parallel x pipeline_parallel = {model_gpus} does not divide the "
+                f"cluster's {gpus} GPUs",
+                "choose degrees whose product divides the GPU count",
+            )
         return self
 
     @model_validator(mode="after")

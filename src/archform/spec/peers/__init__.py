@@ -52,9 +52,11 @@ How to add a reader
    - `m.error(src, message, hint)` for a peer value archform cannot read (exit 2).
    The archform document's `version`, `kind` and `name` are set by the framework
    (`m.kind`, default TrainingCluster; the name from the file name unless `m.name` is set).
-4. Tests: peer files under tests/spec/peers/<name>/ with `# expect: CODE` markers on the
-   exact line (see tests/spec/peers/test_parallelcluster.py for the harness), and a docs
-   page docs/peers/<name>.md (what maps, what does not, the peer's docs cited).
+4. Tests: at least 8 peer files under tests/spec/peers/<name>/ with `# must-not:` and
+   `# expect: CODE` markers on the exact lines, checked by `assert_findings(path)` and
+   `round_trip(path)` from tests/spec/peers/harness.py (see test_parallelcluster.py), and a
+   docs page docs/peers/<name>.md (what maps, what does not, the peer's docs cited), linked
+   from docs/peers/index.md and mkdocs.yml.
 
 `archform import FILE -o out.yaml` writes `PeerInfo.mapped` (what the reader put, before
 archform's catalog defaults) with `PeerInfo.origins` as comments and the notes as a list.

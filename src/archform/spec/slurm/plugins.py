@@ -139,8 +139,10 @@ def guards(plugin: str) -> list[Dependency]:
 
 
 def conditionals(plugin: str) -> list[str]:
-    """The automake conditionals configure must turn on for the plugin to be built: each is
-    NAME_TRUE='' in config.log's output variables when on, NAME_TRUE='#' when off."""
+    """The automake conditionals configure must turn on for the plugin to be built.
+
+    Each is NAME_TRUE='' in config.log's output variables when on, NAME_TRUE='#' when off.
+    """
     return [c for d in guards(plugin) for c in d.conditionals]
 
 

@@ -58,7 +58,7 @@ gpu_pool: {instance_type: p5.48xlarge, min_nodes_per_region: 2, max_nodes_per_re
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
@@ -66,12 +66,46 @@ from archform.estimate import defaults
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
+from archform.spec.catalog import load_catalog
+
+if TYPE_CHECKING:
+    from archform.spec.models import InferenceFleet
 
 
 class Inf008Options(Options):
     """Fraction of GPU memory the engine may use."""
 
     gpu_memory_utilization: Annotated[float, Field(gt=0, le=1)] = defaults.DEFAULT_UTILIZATION
+
+
+def larger_instance(fleet: InferenceFleet, utilization: float) -> tuple[str, int] | None:
+    """A catalog instance type of the provider whose GPUs hold a replica at a dividing TP.
+
+    The same GPU model first, then the fewest GPUs, less memory, name.
+    """
+    from archform.estimate import inference
+
+    catalog = load_catalog()
+    current = fleet.gpu_pool.gpu.model if fleet.gpu_pool.gpu else ""
+    options: list[tuple[bool, int, float, str, int]] = []
+    for info in catalog.instances.values():
+        if info.provider != fleet.placement.provider or not info.gpu_model or not info.gpu_count:
+            continue
+        gpu = catalog.gpu(info.gpu_model)
+        if gpu is None:
+            continue
+        usable = inference.usable_gib(gpu.name, gpu.memory_gib)
+        for t in range(1, info.gpu_count + 1):
+            if info.gpu_count % t:
+                continue
+            if inference.memory_fit_for(fleet.model, usable, t, utilization).fits:
+                other = catalog.gpu(current) is not gpu
+                options.append((other, t, gpu.memory_gib, info.name, t))
+                break
+    if not options:
+        return None
+    *_, name, tp = min(options)
+    return name, tp
 
 
 @rule(code="INF008", name="model-does-not-fit", severity="error", options=Inf008Options)
@@ -89,22 +123,31 @@ def check(ctx: RuleContext, options: Inf008Options) -> Iterator[Hit]:
         tp = fleet.server.tensor_parallel
         shape = f" (shape of {fit.shape.assumed_from})" if fit.shape.assumed_from else ""
         per_node = fleet.gpu_pool.gpu.per_node
+        # vLLM's tensor parallel stays inside one node: a TP that divides its GPUs.
         needed_tp = next(
             (
                 t
-                for t in (1, 2, 4, 8, 16)
-                if inference.memory_fit_for(
+                for t in range(1, per_node + 1)
+                if per_node % t == 0
+                and inference.memory_fit_for(
                     fleet.model, fit.usable_gib_per_gpu, t, options.gpu_memory_utilization
                 ).fits
             ),
             None,
         )
-        hint = (
-            f"set server.tensor_parallel: {needed_tp}"
-            + ("" if needed_tp <= per_node else f" (more than the {per_node} GPUs per node)")
-            if needed_tp
-            else "use GPUs with more memory, a lower precision, or a shorter max_context_tokens"
-        )
+        if needed_tp is not None:
+            hint = f"set server.tensor_parallel: {needed_tp} (of the {per_node} GPUs per node)"
+        else:
+            bigger = larger_instance(fleet, options.gpu_memory_utilization)
+            hint = (
+                f"no tensor_parallel on {per_node} GPUs of {fleet.gpu_pool.instance_type} holds "
+                + (
+                    f"it; use {bigger[0]} with server.tensor_parallel: {bigger[1]}"
+                    if bigger
+                    else "it and no catalog instance type of the provider does; use a lower "
+                    "precision or a shorter max_context_tokens"
+                )
+            )
         yield Hit(
             doc,
             ctx.first_written(doc, ("server", "tensor_parallel"), ("model", "max_context_tokens")),

@@ -6,8 +6,10 @@ less than `min_gbps` (200) Gbps per node, or is plain Ethernet (`fabric.kind: et
 TCP sockets, no RDMA).
 
 ## Why is this bad?
-Gradient allreduce time is bytes over bandwidth. On 25 GbE an allreduce that takes ~2 ms
-on InfiniBand takes ~40 ms, 20x slower. At 16 GPUs and more the
+Gradient allreduce time is bytes over bandwidth, so the finding states the node's own
+ratio: its bandwidth against the fastest RDMA fabric archform's catalog lists for nodes of
+the same GPU (a p5.48xlarge's 3,200 Gbps EFA for H100), or against the floor when the
+catalog has none; TCP's copies and latency come on top of that ratio. At 16 GPUs and more the
 allreduce share of every step grows with the GPU count, so the floor is 200 Gbps RDMA
 (RoCE or InfiniBand); two nodes of four GPUs on 100 Gbps RoCE are fine, hence the 16-GPU
 floor.
@@ -59,6 +61,7 @@ from pydantic import Field
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
+from archform.spec.catalog import InstanceInfo, load_catalog
 
 
 class Net001Options(Options):
@@ -66,6 +69,35 @@ class Net001Options(Options):
 
     min_gbps: Annotated[int, Field(ge=1, le=100_000)] = 200
     min_gpus: Annotated[int, Field(ge=1, le=10_000_000)] = 16
+
+
+def reference_fabric(gpu_model: str | None) -> InstanceInfo | None:
+    """The catalog instance with the most RDMA fabric bandwidth per node for this GPU model."""
+    if gpu_model is None:
+        return None
+    catalog = load_catalog()
+    gpu = catalog.gpu(gpu_model)
+    if gpu is None:
+        return None
+    same = [
+        i
+        for i in catalog.instances.values()
+        if i.gpu_model is not None
+        and catalog.gpu(i.gpu_model) is gpu
+        and i.fabric_kind not in ("ethernet", "none", "")
+    ]
+    return max(same, key=lambda i: (i.fabric_gbps, i.name), default=None)
+
+
+def ratio_text(gbps: int, gpu_model: str | None, floor: int) -> str:
+    """How many times the node's bandwidth a reference fabric carries (catalog, else floor)."""
+    ref = reference_fabric(gpu_model)
+    if ref is not None and ref.fabric_gbps > gbps:
+        return (
+            f"{ref.name} ({gpu_model}) carries {ref.fabric_gbps} Gbps of {ref.fabric_kind}, "
+            f"{ref.fabric_gbps / gbps:.3g}x this node's {gbps} Gbps"
+        )
+    return f"the {floor} Gbps floor is {floor / gbps:.3g}x this node's {gbps} Gbps"
 
 
 @rule(code="NET001", name="slow-fabric-for-training", severity="error", options=Net001Options)
@@ -76,6 +108,7 @@ def check(ctx: RuleContext, options: Net001Options) -> Iterator[Hit]:
         if nodes <= 1 or gpus < options.min_gpus:
             continue
         fabric = tc.fabric
+        gpu_model = tc.compute.gpu.model if tc.compute.gpu else None
         at = ctx.first_written(doc, ("fabric",), ("compute", "instance_type"), ("compute",))
         if fabric.kind == "ethernet":
             yield Hit(
@@ -84,8 +117,10 @@ def check(ctx: RuleContext, options: Net001Options) -> Iterator[Hit]:
                 f"{gpus} GPUs on {nodes} nodes train over plain Ethernet "
                 f"({fabric.gbps_per_node} Gbps per node, TCP, no RDMA); threshold: RDMA "
                 f"(InfiniBand or RoCE) at >= {options.min_gbps} Gbps per node from "
-                f"{options.min_gpus} GPUs; allreduce on 25 GbE is ~20x slower than InfiniBand",
-                "use InfiniBand or RoCE (or the instance's EFA/RDMA fabric) at 200 Gbps or more",
+                f"{options.min_gpus} GPUs; "
+                f"{ratio_text(fabric.gbps_per_node, gpu_model, options.min_gbps)}",
+                f"use InfiniBand or RoCE (or the instance's EFA/RDMA fabric) at "
+                f"{options.min_gbps} Gbps or more",
                 at=at,
             )
         elif fabric.gbps_per_node < options.min_gbps:
@@ -94,7 +129,8 @@ def check(ctx: RuleContext, options: Net001Options) -> Iterator[Hit]:
                 ("fabric", "gbps_per_node"),
                 f"{gpus} GPUs on {nodes} nodes share a {fabric.gbps_per_node} Gbps-per-node "
                 f"{fabric.kind} fabric; threshold: >= {options.min_gbps} Gbps per node from "
-                f"{options.min_gpus} GPUs",
-                "provision at least 200 Gbps per node (H100-class nodes ship 8 x 400 Gbps)",
+                f"{options.min_gpus} GPUs; "
+                f"{ratio_text(fabric.gbps_per_node, gpu_model, options.min_gbps)}",
+                f"provision at least {options.min_gbps} Gbps per node",
                 at=at,
             )

@@ -8,7 +8,9 @@ time. The model lives in `archform.estimate.allreduce` (its docstring lists ever
 and source):
 
 - sync = volume factor (FSDP/ZeRO-3 1.5, else 1.0) x 2(n-1)/n x gradient bytes / node
-  busbw (fabric Gbps / 8 x `bus_efficiency`), plus a log-depth latency term;
+  busbw (fabric Gbps / 8 x `bus_efficiency` for a ring; at two nodes NCCL's tree, up to
+  2(N-1)/N x that and capped by NVLink, as `archform.estimate.nccl` models it), plus a
+  log-depth latency term;
 - exposed = sync x (1 - `overlap`);
 - compute = 6 x params x `training.global_batch_tokens` / (GPUs x dense bf16 TFLOPs x `mfu`).
 
@@ -113,6 +115,7 @@ def check(ctx: RuleContext, options: Net008Options) -> Iterator[Hit]:
             overlap=options.overlap,
             bus_efficiency=options.bus_efficiency,
             bucket_mib=options.bucket_mib,
+            gpu=info.name,
         )
         if est is None or est.exposed_fraction <= options.exposed_fraction_threshold:
             continue
@@ -130,6 +133,7 @@ def check(ctx: RuleContext, options: Net008Options) -> Iterator[Hit]:
             overlap=options.overlap,
             bus_efficiency=options.bus_efficiency,
             bucket_mib=options.bucket_mib,
+            gpu=info.name,
         )
         versus = f" vs {reference.sync_s:.1f} s on 8 x 400 Gbps InfiniBand" if reference else ""
         yield Hit(

@@ -50,7 +50,7 @@ class AwsGroup:
     purchase: str
     market_type: str | None
     capacity_reservation_id: str | None
-    placement_group: bool  # False for Capacity Blocks (co-located by the block)
+    placement_group: bool  # False for Capacity Blocks and targeted reservations (placed already)
     network_cards: list[NetworkCard]
     root_volume_gib: int
 
@@ -116,11 +116,12 @@ def _group(cluster: TrainingCluster, group: NodeGroup, hostnames: list[str]) -> 
         purchase=group.purchase,
         market_type=market,
         capacity_reservation_id=group.capacity_reservation_id,
-        # A Capacity Block is already placed together; a placement-group constraint on top
-        # causes insufficient-capacity errors with free block capacity (ParallelCluster's
-        # PlacementGroupCapacityTypeValidator, aws-parallelcluster PR 6311).
+        # A Capacity Block or a targeted capacity reservation is already placed; a
+        # placement-group constraint on top causes insufficient-capacity errors with free
+        # reserved capacity (ParallelCluster's PlacementGroupCapacityTypeValidator,
+        # aws-parallelcluster PR 6311; NodeGroup.targets_reservation has the sources).
         # CPU groups (e.g. a debug queue) stay out of the GPU nodes' cluster placement group.
-        placement_group=group.purchase != "capacity_block" and (group.gpu is not None),
+        placement_group=not group.targets_reservation and (group.gpu is not None),
         network_cards=network_cards(group.instance_type),
         root_volume_gib=500,
     )

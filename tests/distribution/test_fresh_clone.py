@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dist.venvs import clean_env, clone, ok, run, venv
+from distribution.venvs import clean_env, clone, ok, run, venv
 
 PRESET = "aws-p5-efa-fsx"  # Pulumi (AWS) and Ansible (Slurm): plan and verify both have work
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dist.venvs import clean_env, clone, ok, run, tag, venv
+from distribution.venvs import clean_env, clone, ok, run, tag, venv
 from support import ROOT
 
 TAG = "v1.2.3"

@@ -1,0 +1,134 @@
+"""A TrainingCluster's training workload through the step model: throughput, MFU, time, cost.
+
+The model's shape is the blueprint's (`layers`, `hidden_size`) or, when not given, that of the
+reference model nearest in parameter count (their published Hugging Face config.json:
+https://huggingface.co/meta-llama/<model>/blob/main/config.json, num_hidden_layers and
+hidden_size). Cost is the GPU nodes at their purchase option's list price
+(archform.estimate.prices; on-demand for on_demand/reserved/capacity_block, spot for spot).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from archform.estimate import training
+from archform.estimate.prices import PriceTable, load_prices
+from archform.spec.models.training import TrainingCluster
+
+# (params, layers, hidden) of public dense models.
+REFERENCE_SHAPES: dict[str, tuple[float, int, int]] = {
+    "llama-3.2-1b": (1.24e9, 16, 2048),
+    "llama-3.2-3b": (3.21e9, 28, 3072),
+    "llama-3.1-8b": (8.03e9, 32, 4096),
+    "llama-2-13b": (13.0e9, 40, 5120),
+    "llama-3.1-70b": (70.6e9, 80, 8192),
+    "llama-3.1-405b": (405e9, 126, 16384),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingEstimate:
+    """What the cluster delivers for its declared workload."""
+
+    name: str
+    gpu: str
+    gpus: int
+    nodes: int
+    fabric: str
+    gbps_per_node: int
+    shape: training.ModelShape
+    shape_assumed_from: str | None
+    parallelism: training.Parallelism
+    peak_tflops: float
+    step: training.StepTime
+    tokens_per_s: float  # whole cluster
+    usd_per_hour: float | None
+    price_missing: str | None
+    token_budget: float | None
+    hours_for_budget: float | None
+    usd_for_budget: float | None
+
+
+def shape_of(
+    params: float, layers: int | None, hidden: int | None
+) -> tuple[training.ModelShape, str | None]:
+    """The declared shape, completed from the nearest reference model."""
+    if layers and hidden:
+        return training.ModelShape(params, layers, hidden), None
+    name, (_, ref_layers, ref_hidden) = min(
+        REFERENCE_SHAPES.items(), key=lambda kv: abs(math.log(kv[1][0] / params))
+    )
+    return training.ModelShape(params, layers or ref_layers, hidden or ref_hidden), name
+
+
+def why_not(cluster: TrainingCluster) -> str | None:
+    """Why the cluster has no estimate, or None."""
+    work = cluster.training
+    gpu = cluster.compute.gpu
+    if work is None or work.model_params is None:
+        return "no training workload with model_params declared (training: model_params)"
+    if gpu is None or cluster.compute.total_gpus == 0:
+        return "no GPUs in the compute group"
+    if training.peak_tflops(gpu.model) <= 0:
+        return f"{gpu.model} has no BF16 tensor rate in archform's catalog"
+    return None
+
+
+def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> TrainingEstimate:
+    """The step model on the blueprint's declared workload (call why_not first)."""
+    work = cluster.training
+    gpu = cluster.compute.gpu
+    assert work is not None and work.model_params is not None and gpu is not None
+    shape, assumed = shape_of(float(work.model_params), work.layers, work.hidden_size)
+    gpus = cluster.compute.nodes * gpu.per_node  # the primary group (extra groups: TRN007)
+    par = training.Parallelism(
+        framework=work.framework,
+        gpus=gpus,
+        gpus_per_node=gpu.per_node,
+        tensor_parallel=work.tensor_parallel,
+        pipeline_parallel=work.pipeline_parallel,
+        micro_batch=work.micro_batch_size,
+        sequence_length=work.sequence_length,
+        global_batch_tokens=float(work.global_batch_tokens),
+        recompute=work.activation_checkpointing,
+    )
+    peak = training.peak_tflops(gpu.model)
+    rates = training.ClusterRates(gpu.model, peak, float(cluster.fabric.gbps_per_node))
+    step = training.step_time(shape, par, rates)
+    tokens_per_s = step.tokens_per_s_per_gpu * gpus
+    prices = table or load_prices()
+    region = cluster.placement.primary_region
+    itype = cluster.compute.instance_type
+    rate = None
+    missing = None
+    if itype is None:
+        missing = "no instance_type (on-prem nodes have no list price)"
+    else:
+        rate = prices.rate(itype, region, cluster.compute.purchase == "spot")
+        if rate is None:
+            missing = f"no price for {itype} in {region}"
+    nodes = cluster.compute.nodes
+    per_hour = None if rate is None else round(rate * nodes, 2)
+    budget = None if work.token_budget is None else float(work.token_budget)
+    hours = None if budget is None else budget / tokens_per_s / 3600
+    cost = None if hours is None or per_hour is None else round(hours * per_hour, 0)
+    return TrainingEstimate(
+        name=cluster.name,
+        gpu=gpu.model,
+        gpus=gpus,
+        nodes=nodes,
+        fabric=cluster.fabric.kind,
+        gbps_per_node=cluster.fabric.gbps_per_node,
+        shape=shape,
+        shape_assumed_from=assumed,
+        parallelism=par,
+        peak_tflops=peak,
+        step=step,
+        tokens_per_s=tokens_per_s,
+        usd_per_hour=per_hour,
+        price_missing=missing,
+        token_budget=budget,
+        hours_for_budget=hours,
+        usd_for_budget=cost,
+    )
