@@ -73,7 +73,6 @@ REASONS = {
     "envs": "environment variables are not checked",
     "secrets": "secrets are not part of the blueprint",
     "workdir": "the synced working directory is not part of the blueprint",
-    "service": "SkyServe service sections are not read by this reader",
 }
 
 
@@ -97,6 +96,14 @@ def read(m: Mapper) -> None:
     chosen = _candidate(m, res)
     if chosen != res:
         m.keys(chosen, RESOURCE_KEYS, what="Invalid resources YAML: additional property.")
+    if m.has(("service",)):
+        # A service is a fleet of replicas, not a training cluster: linting it as one would
+        # report training rules on a serving fleet. Refused until it maps to InferenceFleet.
+        m.error(
+            ("service",),
+            "SkyServe service YAML is not read by archform yet",
+            "lint the task without its service: section; see archform's SkyPilot docs page",
+        )
     if m.problems:
         return
     name = m.get(("name",))
