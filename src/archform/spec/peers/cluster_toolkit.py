@@ -112,6 +112,9 @@ def _modules(m: Mapper, modules: list[Loc]) -> None:
         if source.endswith(NODESET):
             _nodeset(m, module, len(nodesets))
             nodesets[str(m.get((*module, "id")))] = len(nodesets)
+        elif source.endswith("compute/gke-node-pool"):
+            _gke_pool(m, module, len(nodesets))
+            nodesets[str(m.get((*module, "id")))] = len(nodesets)
         elif source.endswith(PARTITION):
             _partition(m, module, partitions, nodesets)
             partitions += 1
@@ -212,3 +215,32 @@ def _storage(m: Mapper, module: Loc, index: int, lustre: bool) -> None:
             m.put((*base, "filestore_tier"), tier[1], tier[0])
     done = ("local_mount", "size_gib", "size_gb", "per_unit_storage_throughput")
     m.rest((*module, "settings"), (*done, "import_gcs_bucket_uri", "filestore_tier"))
+
+
+def _gke_pool(m: Mapper, module: Loc, index: int) -> None:
+    """A GKE node pool (modules/compute/gke-node-pool) as a Kubernetes node group."""
+    if index:
+        m.unmapped(module, "a second GPU node pool; archform lints the first")
+        return
+    m.put(("scheduler", "kind"), "kubernetes", (*module, "source"))
+    machine = _setting(m, module, "machine_type")
+    if machine is not None:
+        m.put(("compute", "instance_type"), machine[1], machine[0])
+    count = None
+    for key in ("static_node_count", "autoscaling_total_max_nodes"):
+        count = count or _setting(m, module, key)
+    m.put(("compute", "nodes"), int(count[1]) if count else 1, count[0] if count else module)
+    spot = _setting(m, module, "spot")
+    if spot is not None and spot[1] is True:
+        m.put(("compute", "purchase"), "spot", spot[0])
+    zones = _setting(m, module, "zones")
+    if zones is not None and isinstance(zones[1], list):
+        for z, zone in enumerate(zones[1]):
+            m.put(("placement", "zones", z), zone, zones[0])
+    policy = _setting(m, module, "placement_policy")
+    compact = policy is not None and isinstance(policy[1], dict)
+    compact = compact and str(policy[1].get("type", "")).upper() == "COMPACT"  # type: ignore[index]
+    where = policy[0] if policy is not None else module
+    m.put(("placement", "colocation"), "cluster" if compact else "none", where)
+    done = ("machine_type", "static_node_count", "autoscaling_total_max_nodes", "spot")
+    m.rest((*module, "settings"), (*done, "zones", "placement_policy"))
