@@ -1,3 +1,16 @@
+"""Waiting for cloud IAM grants to take effect, spliced into each fleet's __main__.py.
+
+Pulumi serializes a dynamic provider by value only when its class is defined in __main__, so
+the fleet programs (templates/pulumi/fleet/<cloud>.py.j2) carry the lines below the fragment
+marker verbatim; the lines above it let ruff and mypy check this file on its own.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi.dynamic
+
+# --- archform fragment: the fleet programs carry what follows ---
 # --- waiting for grants to take effect ---------------------------------------------------
 # Cloud IAM is eventually consistent: a role assignment or identity association exists as
 # soon as its API call returns, but is honoured only later (README.md, "How long a deploy

@@ -1,3 +1,20 @@
+"""The API key of a fleet (blueprint edge.auth), spliced into each fleet's __main__.py.
+
+Pulumi serializes a dynamic provider by value only when its class is defined in __main__, so
+the fleet programs (templates/pulumi/fleet/<cloud>.py.j2) carry the lines below the fragment
+marker verbatim; the lines above it let ruff and mypy check this file on its own.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi.dynamic
+
+from fleet_objects import FLEET
+
+NAME: str = FLEET["name"]
+
+# --- archform fragment: the fleet programs carry what follows ---
 # --- the API key the model servers require (blueprint edge.auth) ----------------------------
 # `pulumi config set --secret apiKey <key>` sets it; without it, ApiKey generates one when it
 # is first created and keeps it (as a secret) in the stack's state, so every `pulumi up`
