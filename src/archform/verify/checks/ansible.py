@@ -50,7 +50,7 @@ def _inventory(
         if project.cluster is None:
             why = "no resolved-blueprint.yaml to fake Pulumi outputs (hint: regenerate the tree)"
             return Result(NAME, artifact, "skipped", why), env
-        from archform.render.targets.common.training_view import training_view
+        from archform.render.public import training_view
 
         outputs = scratch / "pulumi-outputs.json"
         outputs.write_text(json.dumps(synthetic_outputs(training_view(project.cluster))))
