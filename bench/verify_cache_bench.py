@@ -73,13 +73,24 @@ def main() -> int:
                 "pep8",
             ],
         ]
-        bare_times = [timed(cmd, ansible, tool_env)[0] for cmd in bare]
         verify = [*archform, "verify", str(out), "--jobs", "1", "--no-progress", "--allow-skips"]
-        cold, rc_cold = timed(verify, ROOT, env)
-        warm, rc_warm = timed(verify, ROOT, env)
+        # Two rounds, bare and cold alternating (each cold run with an empty cache): on a
+        # shared machine the best of each is the fair comparison.
+        rounds: list[tuple[list[float], float]] = []
+        warm = one_role = 0.0
+        rc_cold = rc_warm = rc_role = 0
+        for n in range(2):
+            bare_run = [timed(cmd, ansible, tool_env)[0] for cmd in bare]
+            run_env = {**env, "ARCHFORM_VERIFY_CACHE": str(cache / str(n))}
+            cold_run, rc_cold = timed(verify, ROOT, run_env)
+            rounds.append((bare_run, cold_run))
+            if n == 0:
+                warm, rc_warm = timed(verify, ROOT, run_env)
+        bare_times = min((r[0] for r in rounds), key=sum)
+        cold = min(r[1] for r in rounds)
         task = next((ansible / "roles").glob("*/tasks/main.yml"))
         task.write_text(task.read_text("utf-8") + "# one-line change\n", "utf-8")
-        one_role, rc_role = timed(verify, ROOT, env)
+        one_role, rc_role = timed(verify, ROOT, {**env, "ARCHFORM_VERIFY_CACHE": str(cache / "0")})
     total = sum(bare_times)
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"# archform verify with reuse: {name}, cold vs warm vs the bare tools\n")
@@ -87,6 +98,12 @@ def main() -> int:
     print(
         f"one fresh process per run. Machine: {platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}; load average {os.getloadavg()[0]:.1f} at the end.\n"
+    )
+    print("Bare tools and cold verify: best of two rounds, alternating; cold runs start from an")
+    print(
+        "empty cache. Round times (bare total / cold): "
+        + ", ".join(f"{sum(b):.1f} / {c:.1f}" for b, c in rounds)
+        + ".\n"
     )
     print("| run | wall (s) | exit |")
     print("|---|---|---|")
