@@ -7,7 +7,7 @@ and version-check what is there and install the rest from the sources the table 
 from __future__ import annotations
 
 from archform.render.targets.common.clouds import cloud
-from archform.spec.images import Image, load_images, slurm_install_method
+from archform.spec.images import Image, default_image, load_images, slurm_install_method
 from archform.spec.models.training import TrainingCluster
 
 # lustre-release tag built on-prem (LTS 2.15 branch, wiki.lustre.org/Lustre_2.15.7_Changelog).
@@ -30,9 +30,12 @@ def lnet_networks(cluster: TrainingCluster) -> str:
 def cluster_image(cluster: TrainingCluster) -> Image:
     """The image the cluster's nodes boot: compute.image, which the model fills when unnamed.
 
-    The loader validated that it fits (spec.images.image_problems), so one always does.
+    A model built in code with a Compute object (not loaded from data) may still carry None;
+    the same choice (spec.images.default_image) then applies. The loader validated that an
+    image fits (spec.images.image_problems), so one always does.
     """
-    image = load_images().images.get(cluster.compute.image or "")
+    name = cluster.compute.image or default_image(cluster.model_dump(mode="json"))
+    image = load_images().images.get(name or "")
     if image is None:  # pragma: no cover - the loader reports this as a blueprint error
         raise ValueError(f"{cluster.name}: no node image fits; validate the blueprint first")
     return image
