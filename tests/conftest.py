@@ -66,3 +66,12 @@ def _one_daemon_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_verify_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test gets an empty verify cache: `archform verify` reuses results by default, and
+    a test that patches a check must not see another test's stored results (or the user's)."""
+    monkeypatch.setenv("ARCHFORM_VERIFY_CACHE", str(tmp_path_factory.mktemp("verify-cache")))

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from ruamel.yaml import YAML
 
-from archform.spec.catalog import catalog_data, load_catalog
+from archform.spec.catalog import catalog_data, catalog_json, load_catalog
 from support import ROOT
 
 DATA = ROOT / "src" / "archform" / "spec" / "data"
@@ -12,6 +12,12 @@ DATA = ROOT / "src" / "archform" / "spec" / "data"
 def test_json_twin_matches_the_yaml_source() -> None:
     source = YAML(typ="safe").load((DATA / "catalog.yaml").read_text())
     assert catalog_data() == source, "run scripts/gen-catalog-json"
+
+
+def test_json_twin_is_exactly_what_the_generator_writes() -> None:
+    """Regenerated from catalog.yaml, byte for byte: the twin is never edited by hand."""
+    regenerated = catalog_json((DATA / "catalog.yaml").read_text("utf-8"))
+    assert (DATA / "catalog.json").read_text("utf-8") == regenerated, "run scripts/gen-catalog-json"
 
 
 def test_every_gpu_instance_names_a_known_gpu_and_consistent_cpu() -> None:

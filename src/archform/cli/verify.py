@@ -40,6 +40,12 @@ def verify(
         help="Checks to run at the same time (default: the number of CPUs).",
         show_default=False,
     ),
+    cache: bool = typer.Option(
+        True,
+        "--cache/--no-cache",
+        help="Reuse results of checks whose inputs (files read, tool versions) were checked "
+        "before, in $XDG_CACHE_HOME/archform/verify (ARCHFORM_VERIFY_CACHE overrides).",
+    ),
     progress: bool | None = typer.Option(
         None,
         "--progress/--no-progress",
@@ -72,10 +78,10 @@ def verify(
         names = [c.name for c in builtin_checks() if c.applies(directory)]
         start = time.perf_counter()
         if progress is False:
-            runs = run_checks(directory, workers)
+            runs = run_checks(directory, workers, cache=cache)
         else:
             with Progress(sys.stderr, names, live=sys.stderr.isatty()) as listener:
-                runs = run_checks(directory, workers, listener)
+                runs = run_checks(directory, workers, listener, cache=cache)
         wall = time.perf_counter() - start
         results = [r for check in runs for r in check.results]
         if fmt == "json":

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from archform import __version__
-from archform.render.target import Releases, targets
+from archform.render.target import Releases
+from archform.render.targets import targets
 from archform.render.writer import GeneratedFile, WriteReport, write_tree
 from archform.spec import BlueprintSet, Document, InferenceFleet
 from archform.spec.release import RELEASE_FILE, Release, load_release

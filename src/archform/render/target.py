@@ -1,4 +1,8 @@
-"""Targets: one small module per output kind (ansible, pulumi-aws, ...), registered explicitly."""
+"""What a target is: one small module per output kind (ansible, pulumi-aws, ...).
+
+The built-in targets are listed explicitly in render.targets (BUILTIN, `targets()`); this
+module knows none of them, so no import runs back from here into the targets.
+"""
 
 from __future__ import annotations
 
@@ -24,35 +28,3 @@ class Target:
     # Targets whose output depends on deployment state (the served model release) render
     # through this instead, given the releases recorded in the output folder.
     render_state: Callable[[Document, BlueprintSet, Releases], list[GeneratedFile]] | None = None
-
-
-_TARGETS: dict[str, Target] = {}
-
-
-def register(target: Target) -> Target:
-    """Add a target; names are unique."""
-    if target.name in _TARGETS:
-        raise ValueError(f"target {target.name!r} registered twice")
-    _TARGETS[target.name] = target
-    return target
-
-
-def targets() -> list[Target]:
-    """All registered targets, by name."""
-    _load_builtin()
-    return [_TARGETS[name] for name in sorted(_TARGETS)]
-
-
-_LOADED = False
-
-
-def _load_builtin() -> None:
-    """Import the built-in target modules once (explicit list, sorted)."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    from archform.render import targets as builtin
-
-    for target in builtin.BUILTIN:
-        register(target)

@@ -285,6 +285,18 @@ def _lustre(provider: str, raw: dict[str, Any]) -> LustreService:
     )
 
 
+def catalog_json(yaml_text: str) -> str:
+    """The JSON twin of catalog.yaml's text, byte for byte as bundled (one generator).
+
+    scripts/gen-catalog-json writes it; tests/spec/test_catalog.py regenerates it and
+    compares bytes, so a hand edit of the JSON or a forgotten regeneration fails.
+    """
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="safe").load(yaml_text)
+    return json.dumps(data, indent=1, sort_keys=True, default=str) + "\n"
+
+
 def catalog_data() -> dict[str, Any]:
     """The raw catalog: $ARCHFORM_CATALOG when set, else the bundled JSON twin of catalog.yaml."""
     override = os.environ.get(CATALOG_ENV)

@@ -17,6 +17,7 @@ from typing import Any
 from archform.spec.datafile import load_data
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
+from archform.spec.slurm.releases import default_version
 from archform.spec.source import RawDocument
 
 COMPONENTS = (
@@ -232,7 +233,12 @@ def choose_image(named: str | None, needs: Needs) -> Image | None:
     return None
 
 
-def _needs(data: dict[str, Any]) -> Needs | None:
+def needs_of_data(data: dict[str, Any]) -> Needs | None:
+    """What a TrainingCluster's raw data needs from its image (None: too malformed to say).
+
+    The Slurm version is the blueprint's, else the default release (spec.slurm), so
+    validation and the model's default image choose with the same needs.
+    """
     placement = data.get("placement")
     fabric = data.get("fabric")
     if not isinstance(placement, dict) or not isinstance(fabric, dict):
@@ -244,7 +250,18 @@ def _needs(data: dict[str, Any]) -> Needs | None:
     lustre = any(isinstance(s, dict) and s.get("kind") == "lustre" for s in storage)
     scheduler = data.get("scheduler") or {}
     version = scheduler.get("version") if isinstance(scheduler, dict) else None
-    return Needs(provider, kind, lustre, version if isinstance(version, str) else None)
+    return Needs(provider, kind, lustre, version if isinstance(version, str) else default_version())
+
+
+def default_image(data: dict[str, Any]) -> str | None:
+    """The image a TrainingCluster gets when it names none: the one place it is chosen.
+
+    The model fills ``compute.image`` with it, so resolved-blueprint.yaml shows it and the
+    generators read it from there; None when nothing fits (image_problems says why).
+    """
+    needs = needs_of_data(data)
+    chosen = choose_image(None, needs) if needs is not None else None
+    return chosen.id if chosen is not None else None
 
 
 def _first_lustre(data: dict[str, Any]) -> Loc:
@@ -259,7 +276,7 @@ def image_problems(doc: RawDocument) -> list[SpecProblem]:
     data = doc.data
     if not isinstance(data, dict) or data.get("kind") != "TrainingCluster":
         return []
-    needs = _needs(data)
+    needs = needs_of_data(data)
     if needs is None:
         return []
     compute = data.get("compute") if isinstance(data.get("compute"), dict) else {}

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 from archform.verify import Check, Result, builtin_checks
+from archform.verify.cache import cached, enabled
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,7 @@ def _timed(check: Check, root: Path, listener: Listener | None, lock: threading.
             listener(Event(check.name))
     start = time.perf_counter()
     try:
-        results = check.run(root)
+        results, _ = cached(check.name, root, check.tools, lambda: check.run(root))
     except Exception as exc:  # a crashing check must not take the others down
         results = [Result(check.name, ".", "failed", f"check raised {type(exc).__name__}: {exc}")]
     run = CheckRun(check.name, results, time.perf_counter() - start)
@@ -80,8 +81,13 @@ def run_checks(
     jobs: int = 1,
     listener: Listener | None = None,
     checks: Sequence[Check] | None = None,
+    cache: bool = False,
 ) -> list[CheckRun]:
     """Run every applicable check (at most `jobs` at a time), in built-in order.
+
+    With `cache`, a check whose inputs (the tree's files, its tools' versions) were checked
+    before returns the stored results (verify.cache); inside a check, per-project work
+    (ansible-lint of one project) is reused the same way.
 
     The tree is resolved first: the tools run with other working folders (ansible-lint's
     ``--project-dir`` refuses a relative path that does not exist from its own cwd).
@@ -91,10 +97,11 @@ def run_checks(
     root = root.resolve()
     chosen = [c for c in (builtin_checks() if checks is None else checks) if c.applies(root)]
     lock = threading.Lock()
-    if jobs == 1 or len(chosen) <= 1:
-        return [_timed(c, root, listener, lock) for c in chosen]
-    with ThreadPoolExecutor(
-        max_workers=min(jobs, len(chosen)), thread_name_prefix="verify"
-    ) as pool:
-        futures = [pool.submit(_timed, c, root, listener, lock) for c in chosen]
-        return [f.result() for f in futures]
+    with enabled(cache):
+        if jobs == 1 or len(chosen) <= 1:
+            return [_timed(c, root, listener, lock) for c in chosen]
+        with ThreadPoolExecutor(
+            max_workers=min(jobs, len(chosen)), thread_name_prefix="verify"
+        ) as pool:
+            futures = [pool.submit(_timed, c, root, listener, lock) for c in chosen]
+            return [f.result() for f in futures]

@@ -47,3 +47,13 @@ BUILTIN: list[Target] = [
     azure_training.TARGET,
     gcp_training.TARGET,
 ]
+
+
+def targets() -> list[Target]:
+    """The built-in targets, by name (names are unique)."""
+    by_name: dict[str, Target] = {}
+    for target in BUILTIN:
+        if target.name in by_name:
+            raise ValueError(f"target {target.name!r} listed twice")
+        by_name[target.name] = target
+    return [by_name[name] for name in sorted(by_name)]

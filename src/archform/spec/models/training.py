@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from archform.spec import slurm
 from archform.spec.errors import FieldError, HintedError
+from archform.spec.images import default_image
 from archform.spec.models.common import (
     Address,
     Cidr,
@@ -350,7 +351,7 @@ class Scheduler(Strict):
     version: Annotated[
         str,
         Field(pattern=r"^\d{2}\.\d{2}(\.\d{1,2})?$", description='Slurm version, quoted: "23.11"'),
-    ] = "23.11"
+    ] = slurm.default_version()  # one home: spec/data/slurm/upgrades.json
     partitions: list[Partition] = Field(
         default_factory=lambda: [Partition(name="train", default=True, exclusive=True)]
     )
@@ -546,6 +547,18 @@ class TrainingCluster(DocumentBase):
     access: Access = Field(default_factory=Access)
     hosts: Hosts | None = None
     extensions: Extensions = Field(default_factory=Extensions)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_image(cls, data: Any) -> Any:
+        """Fill compute.image with the default image (spec.images.default_image) when unnamed."""
+        if not isinstance(data, dict):
+            return data
+        compute = data.get("compute")
+        if not isinstance(compute, dict) or compute.get("image") is not None:
+            return data
+        chosen = default_image(data)
+        return data if chosen is None else {**data, "compute": {**compute, "image": chosen}}
 
     @model_validator(mode="after")
     def _lnet_on_prem_once_per_network(self) -> TrainingCluster:

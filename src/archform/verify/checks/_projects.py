@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from archform.spec.models.training import TrainingCluster
 
 if TYPE_CHECKING:
-    from archform.render.targets.common.training_view import TrainingView
+    from archform.render.public import TrainingView
 
 RESOLVED = "resolved-blueprint.yaml"
 

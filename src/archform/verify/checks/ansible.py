@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from archform.galaxy_free import collections_path as shared_collections_path
 from archform.install import collections_hint, extra_hint
 from archform.verify import Check, Result, Status, missing_tools
+from archform.verify.cache import cached
 from archform.verify.checks._projects import (
     Project,
     find_projects,
@@ -50,7 +52,7 @@ def _inventory(
         if project.cluster is None:
             why = "no resolved-blueprint.yaml to fake Pulumi outputs (hint: regenerate the tree)"
             return Result(NAME, artifact, "skipped", why), env
-        from archform.render.targets.common.training_view import training_view
+        from archform.render.public import training_view
 
         outputs = scratch / "pulumi-outputs.json"
         outputs.write_text(json.dumps(synthetic_outputs(training_view(project.cluster))))
@@ -180,13 +182,37 @@ def run_check(root: Path) -> list[Result]:
                 )
             )
             continue
-        results.extend(check_project(project, collections))
+        results.extend(_reused(project, collections))
     return results
+
+
+PROJECT = "{project}"
+
+
+def _reused(project: Project, collections: str) -> list[Result]:
+    """check_project, reused for an identical project (this tree or another) checked before.
+
+    Stored with the project's label replaced by a placeholder, so the same roles in another
+    tree (or under another document name) are checked once.
+    """
+    label = project.label
+
+    def compute() -> list[Result]:
+        found = check_project(project, collections)
+        return [replace(r, artifact=r.artifact.replace(label, PROJECT, 1)) for r in found]
+
+    cluster = project.cluster.model_dump_json() if project.cluster is not None else ""
+    extra = [f"cluster={cluster}", f"collections={collections}"]
+    stored, _ = cached("ansible-project", project.ansible, CHECK_TOOLS, compute, extra)
+    return [replace(r, artifact=r.artifact.replace(PROJECT, label, 1)) for r in stored]
+
+
+CHECK_TOOLS = ("ansible-playbook", "ansible-lint", "ansible-inventory")
 
 
 CHECK = Check(
     name=NAME,
     applies=applies,
     run=run_check,
-    tools=("ansible-playbook", "ansible-lint", "ansible-inventory"),
+    tools=CHECK_TOOLS,
 )

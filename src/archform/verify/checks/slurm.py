@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from archform.install import slurm_hint
-from archform.render.hostlist import expand
+from archform.render.public import expand
 from archform.spec import slurm
 from archform.spec.slurm import SlurmVersion
 from archform.verify import Check, Result, Status, tool_path
@@ -69,9 +69,8 @@ def _version_rewrites(
         return {}, [], "no resolved blueprint: files validated as generated"
     if cluster.scheduler.slurm_version.release == version.release:
         return {}, [], f"rendered for and validated with Slurm {cluster.scheduler.version}"
-    from archform.render.env import render
-    from archform.render.targets.ansible.slurm_conf import slurm_context
-    from archform.render.targets.ansible.target import context
+    from archform.render.public import ansible_context as context
+    from archform.render.public import render, slurm_context
 
     ctx = context(cluster)
     other = replace(ctx, slurm=slurm_context(ctx.view, version.release))
@@ -183,8 +182,7 @@ def _leaves(scontrol: str, env: dict[str, str]) -> list[set[str]]:
 def _expected(project: Project) -> dict[str, Any] | None:
     if project.cluster is None:
         return None
-    from archform.render.targets.ansible.slurm_conf import expected_leaves
-    from archform.render.targets.common.training_view import training_view
+    from archform.render.public import expected_leaves, training_view
 
     view = training_view(project.cluster)
     gres = {}

@@ -23,7 +23,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from archform.render.hostlist import expand, int_list
+from archform.render.public import expand, int_list
 from archform.verify.checks.slurm_sandbox import conf_lines
 
 _RANGE = re.compile(r"(.*?)\[(\d+)-(\d+)\]$")

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from archform.render.targets.ansible.slurm_install import build_host_image
+from archform.render.public import build_host_image
 from archform.spec import slurm
 from archform.spec.images import Image, load_images
 from archform.spec.slurm import plugins

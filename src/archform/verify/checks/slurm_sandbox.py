@@ -14,7 +14,7 @@ import re
 import socket
 from pathlib import Path
 
-from archform.render.hostlist import expand
+from archform.render.public import expand
 
 # Dropped: the controller (re-added as this host) and everything that needs slurmdbd, which
 # the sandbox does not run (slurmctld is fatal on AccountingStorageTRES=gres/gpu without it).

@@ -7,7 +7,7 @@ and version-check what is there and install the rest from the sources the table 
 from __future__ import annotations
 
 from archform.render.targets.common.clouds import cloud
-from archform.spec.images import Image, Needs, choose_image, load_images, slurm_install_method
+from archform.spec.images import Image, default_image, load_images, slurm_install_method
 from archform.spec.models.training import TrainingCluster
 
 # lustre-release tag built on-prem (LTS 2.15 branch, wiki.lustre.org/Lustre_2.15.7_Changelog).
@@ -27,19 +27,15 @@ def lnet_networks(cluster: TrainingCluster) -> str:
     return "o2ib(ib0)" if cluster.fabric.kind == "infiniband" else "tcp"
 
 
-def needs_of(cluster: TrainingCluster) -> Needs:
-    """What the cluster needs from its node image."""
-    return Needs(
-        provider=cluster.placement.provider,
-        fabric=cluster.fabric.kind,
-        lustre=any(s.kind == "lustre" for s in cluster.storage),
-        slurm=cluster.scheduler.version,
-    )
-
-
 def cluster_image(cluster: TrainingCluster) -> Image:
-    """The image the cluster's nodes boot (validated by the loader, so one always fits)."""
-    image = choose_image(cluster.compute.image, needs_of(cluster))
+    """The image the cluster's nodes boot: compute.image, which the model fills when unnamed.
+
+    A model built in code with a Compute object (not loaded from data) may still carry None;
+    the same choice (spec.images.default_image) then applies. The loader validated that an
+    image fits (spec.images.image_problems), so one always does.
+    """
+    name = cluster.compute.image or default_image(cluster.model_dump(mode="json"))
+    image = load_images().images.get(name or "")
     if image is None:  # pragma: no cover - the loader reports this as a blueprint error
         raise ValueError(f"{cluster.name}: no node image fits; validate the blueprint first")
     return image

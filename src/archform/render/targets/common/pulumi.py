@@ -1,8 +1,9 @@
 """Shared pieces of the Pulumi training targets: settings, sizing, config keys, project files.
 
 A generated project is data plus code: `settings.py` holds every value taken from the
-blueprint (rendered with the `py` filter), and the program modules read it. The modules
-are templates too, but hold no blueprint value, so a reviewer reads the data in one place.
+blueprint (rendered with the `py` filter), and the program modules read it. The modules hold
+no blueprint value: most are shipped code (real .py files under templates/pulumi/<cloud>/,
+copied verbatim, checked by ruff and mypy), so a reviewer reads the data in one place.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from archform.render.env import render
+from archform.bundled import templates_dir
+from archform.render.env import render, shipped, source
 from archform.render.plain import Json, plain
 from archform.render.target import Target
 from archform.render.targets.common.clouds import cloud
@@ -206,6 +208,16 @@ def _provider_config(provider: str, settings: Settings) -> list[ProviderConfig]:
     return [ProviderConfig("azure-native:location", region)]
 
 
+def module_source(provider: str, module: str, context: ProjectContext) -> str:
+    """A program module's text: shipped code copied verbatim, else its template rendered.
+
+    Shipped code is templates/pulumi/<provider>/<module> (a real .py); a module whose text
+    varies with the blueprint is a template, ``<module>.j2``.
+    """
+    name = f"pulumi/{provider}/{module}"
+    return source(name if (templates_dir() / name).is_file() else f"{name}.j2", context)
+
+
 def project_files(
     provider: str,
     cluster: TrainingCluster,
@@ -249,13 +261,11 @@ def project_files(
         ),
         GeneratedFile.text("pulumi/README.md", render("pulumi/common/README.md.j2", context)),
         GeneratedFile.text("pulumi/settings.py", render("pulumi/common/settings.py.j2", context)),
-        GeneratedFile.text("pulumi/inventory.py", render("pulumi/common/inventory.py.j2", context)),
+        GeneratedFile.text("pulumi/inventory.py", shipped("pulumi/common/inventory.py")),
     ]
     for module in modules:
         files.append(
-            GeneratedFile.text(
-                f"pulumi/{module}", render(f"pulumi/{provider}/{module}.j2", context)
-            )
+            GeneratedFile.text(f"pulumi/{module}", module_source(provider, module, context))
         )
     files += [GeneratedFile(f"pulumi/extensions/{f.path}", f.content) for f in extensions or []]
     return files

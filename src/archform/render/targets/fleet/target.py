@@ -16,7 +16,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from archform.render.env import render
+from archform.render.env import render, shipped
 from archform.render.target import Releases, Target
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
@@ -114,7 +114,7 @@ def render_fleet(
     files += [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/fleet/Pulumi.yaml.j2", ctx)),
         GeneratedFile.text("pulumi/__main__.py", render(f"pulumi/fleet/{provider}.py.j2", ctx)),
-        GeneratedFile.text("pulumi/workload.py", render("pulumi/fleet/workload.py.j2", ctx)),
+        GeneratedFile.text("pulumi/workload.py", shipped("pulumi/fleet/workload.py")),
         GeneratedFile.text(
             "pulumi/fleet_objects.py", render("pulumi/fleet/fleet_objects.py.j2", ctx)
         ),

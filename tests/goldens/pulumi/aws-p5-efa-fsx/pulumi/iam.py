@@ -45,11 +45,23 @@ def build() -> aws.iam.InstanceProfile:
         aws.iam.RolePolicy(
             f"{s.CLUSTER}-node-registry-writer",
             role=role.id,
-            policy=json.dumps({"Version": "2012-10-17", "Statement": [{
-                "Sid": "AssumeModelRegistryWriter", "Effect": "Allow",
-                "Action": "sts:AssumeRole",
-                "Resource": [f"arn:{partition}:iam::{account}:role/{name}"
-                             for name in s.REGISTRY_WRITER_ROLES]}]}, sort_keys=True),
+            policy=json.dumps(
+                {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Sid": "AssumeModelRegistryWriter",
+                            "Effect": "Allow",
+                            "Action": "sts:AssumeRole",
+                            "Resource": [
+                                f"arn:{partition}:iam::{account}:role/{name}"
+                                for name in s.REGISTRY_WRITER_ROLES
+                            ],
+                        }
+                    ],
+                },
+                sort_keys=True,
+            ),
         )
     aws.iam.RolePolicyAttachment(
         f"{s.CLUSTER}-node-ssm",

@@ -8,6 +8,7 @@ shift instance ids), manual upgrades (never reimage a training job's nodes behin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_azure_native as azure
@@ -98,7 +99,7 @@ def _head(name: str, address: str, net: Network) -> None:
     )
 
 
-def _scale_set(group: dict, net: Network) -> azure.compute.VirtualMachineScaleSet:
+def _scale_set(group: dict[str, Any], net: Network) -> azure.compute.VirtualMachineScaleSet:
     profile: dict[str, object] = {
         "os_profile": {
             "computer_name_prefix": group["computer_name_prefix"],

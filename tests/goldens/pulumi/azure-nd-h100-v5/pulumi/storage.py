@@ -7,6 +7,7 @@ infrastructure (double) encryption and admits only the node subnet.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_azure_native as azure
@@ -25,7 +26,7 @@ class FileSystems:
     nfs: dict[str, tuple[object, object]] = field(default_factory=dict)
 
 
-def _hsm(entry: dict) -> dict[str, object] | None:
+def _hsm(entry: dict[str, Any]) -> dict[str, object] | None:
     container = config.get(f"{entry['name']}HsmContainerId") or ""
     logging = config.get(f"{entry['name']}HsmLoggingContainerId") or ""
     if not (entry["source"] and container and logging):

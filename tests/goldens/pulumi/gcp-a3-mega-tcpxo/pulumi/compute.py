@@ -10,6 +10,7 @@ compact placement policy.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -68,13 +69,13 @@ def _gpu_interfaces(net: Network, address: str) -> list[dict[str, object]]:
     return nics
 
 
-def _interfaces(group: dict, net: Network, address: str) -> list[dict[str, object]]:
+def _interfaces(group: dict[str, Any], net: Network, address: str) -> list[dict[str, object]]:
     if group["gpu"]:
         return _gpu_interfaces(net, address)
     return [{"subnetwork": net.system_subnet.id, "network_ip": address}]
 
 
-def _scheduling(group: dict) -> dict[str, object]:
+def _scheduling(group: dict[str, Any]) -> dict[str, object]:
     if group["purchase"] == "spot":
         return {
             "on_host_maintenance": "TERMINATE",
@@ -88,7 +89,7 @@ def _scheduling(group: dict) -> dict[str, object]:
     return {"on_host_maintenance": "TERMINATE", "automatic_restart": True}
 
 
-def _reservation(group: dict) -> dict[str, object] | None:
+def _reservation(group: dict[str, Any]) -> dict[str, object] | None:
     if group["purchase"] != "reserved":
         return None
     name = _config(f"{group['name']}Reservation")

@@ -201,7 +201,9 @@ def validate_report(
     for name in sorted(compute):
         hv = hostvars[name]
         if not hv.get("validate_reached"):
-            bad[name] = ["no results: unreachable, or a task failed before stage 0 (see Ansible's output)"]
+            bad[name] = [
+                "no results: unreachable, or a task failed before stage 0 (see Ansible's output)"
+            ]
             nodes[name] = {"health": {}, "node_tests": []}
             continue
         health = dict(hv.get("validate_health", {}) or {})

@@ -23,14 +23,24 @@ from fleet_objects import FLEET
 # KEDA's release is chosen for the cluster's Kubernetes minor from KEDA's compatibility
 # matrix (FLEET["addons"], archform's spec/data/addons.yaml; README.md says which).
 CHARTS: dict[str, dict[str, str]] = {
-    "keda": {"chart": FLEET["addons"]["keda"]["chart"],
-             "version": FLEET["addons"]["keda"]["chart_version"], "namespace": "keda",
-             "repo": FLEET["addons"]["keda"]["repo"]},
-    "prometheus": {"chart": "prometheus", "version": "25.27.0", "namespace": "monitoring",
-                   "repo": "https://prometheus-community.github.io/helm-charts"},
-    "nvidia-device-plugin": {"chart": "nvidia-device-plugin", "version": "0.17.0",
-                             "namespace": "nvidia-device-plugin",
-                             "repo": "https://nvidia.github.io/k8s-device-plugin"},
+    "keda": {
+        "chart": FLEET["addons"]["keda"]["chart"],
+        "version": FLEET["addons"]["keda"]["chart_version"],
+        "namespace": "keda",
+        "repo": FLEET["addons"]["keda"]["repo"],
+    },
+    "prometheus": {
+        "chart": "prometheus",
+        "version": "25.27.0",
+        "namespace": "monitoring",
+        "repo": "https://prometheus-community.github.io/helm-charts",
+    },
+    "nvidia-device-plugin": {
+        "chart": "nvidia-device-plugin",
+        "version": "0.17.0",
+        "namespace": "nvidia-device-plugin",
+        "repo": "https://nvidia.github.io/k8s-device-plugin",
+    },
 }
 
 # Add-on pods stay off the GPU nodes (they do not tolerate the GPU taint); only the device
@@ -42,15 +52,23 @@ VALUES: dict[str, dict[str, Any]] = {
         "prometheus-pushgateway": {"enabled": False},
         # Metrics only drive autoscaling here: short retention on an emptyDir, so nothing
         # depends on a storage class or CSI driver being installed.
-        "server": {"retention": "2d", "persistentVolume": {"enabled": False},
-                   # The chart scrapes every 1m by default; KEDA polls every
-                   # pollingInterval seconds, so Prometheus scrapes as often.
-                   "global": {"scrape_interval": f"{FLEET['autoscaling']['interval_s']}s"}},
+        "server": {
+            "retention": "2d",
+            "persistentVolume": {"enabled": False},
+            # The chart scrapes every 1m by default; KEDA polls every
+            # pollingInterval seconds, so Prometheus scrapes as often.
+            "global": {"scrape_interval": f"{FLEET['autoscaling']['interval_s']}s"},
+        },
     },
     "nvidia-device-plugin": {
-        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-                        {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists",
-                         "effect": "NoSchedule"}],
+        "tolerations": [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+            {
+                "key": "kubernetes.azure.com/scalesetpriority",
+                "operator": "Exists",
+                "effect": "NoSchedule",
+            },
+        ],
     },
 }
 
@@ -67,24 +85,27 @@ _TYPED = {
 }
 
 
-def addons(region: str, provider: k8s.Provider, charts: list[str],
-           depends_on: list[pulumi.Resource]) -> list[pulumi.Resource]:
+def addons(
+    region: str, provider: k8s.Provider, charts: list[str], depends_on: list[pulumi.Resource]
+) -> list[pulumi.Resource]:
     """Install the pinned charts into one cluster."""
     out: list[pulumi.Resource] = []
     for name in charts:
         spec = CHARTS[name]
-        out.append(k8s.helm.v3.Release(
-            f"{region}-{name}",
-            name=name,
-            chart=spec["chart"],
-            version=spec["version"],
-            namespace=spec["namespace"],
-            create_namespace=True,
-            repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=spec["repo"]),
-            values=VALUES[name],
-            atomic=True,
-            opts=pulumi.ResourceOptions(provider=provider, depends_on=depends_on),
-        ))
+        out.append(
+            k8s.helm.v3.Release(
+                f"{region}-{name}",
+                name=name,
+                chart=spec["chart"],
+                version=spec["version"],
+                namespace=spec["namespace"],
+                create_namespace=True,
+                repository_opts=k8s.helm.v3.RepositoryOptsArgs(repo=spec["repo"]),
+                values=VALUES[name],
+                atomic=True,
+                opts=pulumi.ResourceOptions(provider=provider, depends_on=depends_on),
+            )
+        )
     return out
 
 
@@ -104,7 +125,8 @@ def check_release(release: dict[str, Any], registry: dict[str, Any] | None) -> N
                 f"{release['pointer']['uri']} serves model version {registry.get('version')!r} "
                 f"({registry.get('checksum') or 'no checksum'}) but this program was generated "
                 f"for {release['version']!r}: run `archform generate --from-registry` again "
-                "first")
+                "first"
+            )
         return
     path = Path(__file__).resolve().parent.parent / "release.json"
     if not path.exists():
@@ -113,7 +135,8 @@ def check_release(release: dict[str, Any], registry: dict[str, Any] | None) -> N
     if (recorded.get("version"), recorded.get("checksum")) != served:
         raise RuntimeError(
             f"{path} serves model version {recorded.get('version')!r} but this program was "
-            f"generated for {release['version']!r}: run `archform generate` again first")
+            f"generated for {release['version']!r}: run `archform generate` again first"
+        )
 
 
 def require_deployer_path(fleet: dict[str, Any], public_cidrs: list[str]) -> None:
@@ -131,7 +154,8 @@ def require_deployer_path(fleet: dict[str, Any], public_cidrs: list[str]) -> Non
         "kubernetes.deployer.network (and cidrs) in the blueprint, or open the public "
         "endpoint to this machine's egress for the bootstrap: "
         "pulumi config set --path 'deployerCidrs[0]' <egress-ip>/32 (README.md, "
-        "\"Reaching the clusters\"); nothing was created")
+        '"Reaching the clusters"); nothing was created'
+    )
 
 
 def serving_enabled(release: dict[str, Any]) -> bool:
@@ -147,7 +171,8 @@ def serving_enabled(release: dict[str, Any]) -> bool:
     if serve is False:
         pulumi.log.warn(
             f"serve=false: infrastructure only; no stage Job or Deployment for "
-            f"{release['model']} {release['version']} until a release is promoted")
+            f"{release['model']} {release['version']} until a release is promoted"
+        )
     return serve is not False
 
 
@@ -158,8 +183,9 @@ def serving_state(release: dict[str, Any], serve: bool) -> dict[str, str]:
     return {"state": "infrastructure-only", "version": "", "source": release["source"]}
 
 
-def custom_timeouts(kind: str, stage_timeout_s: int,
-                    awaits: dict[str, dict[str, int]] | None) -> pulumi.CustomTimeouts | None:
+def custom_timeouts(
+    kind: str, stage_timeout_s: int, awaits: dict[str, dict[str, int]] | None
+) -> pulumi.CustomTimeouts | None:
     """How long Pulumi waits for an object of `kind` (FLEET["awaits"], seconds).
 
     The Kubernetes provider waits 10 minutes for a Deployment or Job unless customTimeouts
@@ -174,29 +200,52 @@ def custom_timeouts(kind: str, stage_timeout_s: int,
     return pulumi.CustomTimeouts(create=f"{wait['create']}s", update=f"{wait['update']}s")
 
 
-def edge_objects(api_key: pulumi.Input[str] | None,
-                 front_door_id: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
-    """Objects whose data exists only at deploy time: the API key Secret the servers read
-    (FLEET["edge"]) and the ConfigMap with the Front Door profile id the servers check."""
+def edge_objects(
+    api_key: pulumi.Input[str] | None, front_door_id: pulumi.Input[str] | None = None
+) -> list[dict[str, Any]]:
+    """Objects whose data exists only at deploy time.
+
+    The API key Secret the servers read (FLEET["edge"]) and the ConfigMap with the Front Door
+    profile id the servers check.
+    """
     ns, labels = FLEET["name"], {"app.kubernetes.io/name": FLEET["name"]}
     out: list[dict[str, Any]] = []
     if api_key is not None:
-        out.append({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-                    "metadata": {"name": FLEET["edge"]["api_key_secret"], "namespace": ns,
-                                 "labels": labels},
-                    "stringData": {"api-key": api_key}})
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Secret",
+                "type": "Opaque",
+                "metadata": {
+                    "name": FLEET["edge"]["api_key_secret"],
+                    "namespace": ns,
+                    "labels": labels,
+                },
+                "stringData": {"api-key": api_key},
+            }
+        )
     if front_door_id is not None:
-        out.append({"apiVersion": "v1", "kind": "ConfigMap",
-                    "metadata": {"name": f"{ns}-front-door", "namespace": ns, "labels": labels},
-                    "data": {"id": front_door_id}})
+        out.append(
+            {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": f"{ns}-front-door", "namespace": ns, "labels": labels},
+                "data": {"id": front_door_id},
+            }
+        )
     return out
 
 
-def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
-            depends_on: list[pulumi.Resource], stage_timeout_s: int,
-            annotations: dict[str, dict[str, Any]] | None = None,
-            awaits: dict[str, dict[str, int]] | None = None,
-            deploy_time: list[dict[str, Any]] | None = None) -> dict[str, pulumi.Resource]:
+def serving(
+    region: str,
+    objects: list[dict[str, Any]],
+    provider: k8s.Provider,
+    depends_on: list[pulumi.Resource],
+    stage_timeout_s: int,
+    annotations: dict[str, dict[str, Any]] | None = None,
+    awaits: dict[str, dict[str, int]] | None = None,
+    deploy_time: list[dict[str, Any]] | None = None,
+) -> dict[str, pulumi.Resource]:
     """Create the region's objects in order.
 
     Namespace, service accounts and the stage Job gate everything after them: the
@@ -213,23 +262,36 @@ def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
         api, kind = obj["apiVersion"], obj["kind"]
         logical = f"{region}-{kind.lower()}-{obj['metadata']['name']}"
         timeouts = custom_timeouts(kind, stage_timeout_s, awaits)
-        opts = pulumi.ResourceOptions(provider=provider, depends_on=list(gates),
-                                      custom_timeouts=timeouts)
+        opts = pulumi.ResourceOptions(
+            provider=provider, depends_on=list(gates), custom_timeouts=timeouts
+        )
         # Top-level fields as the SDK's keyword arguments (automountServiceAccountToken ->
         # automount_service_account_token); nested dicts keep the API's camelCase keys.
-        fields = {re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v for k, v in obj.items()
-                  if k not in ("apiVersion", "kind")}
-        extra = ((annotations or {}).get(obj["metadata"]["name"])
-                 if kind in ("ServiceAccount", "Service") else None)
+        fields = {
+            re.sub(r"(?<!^)(?=[A-Z])", "_", k).lower(): v
+            for k, v in obj.items()
+            if k not in ("apiVersion", "kind")
+        }
+        extra = (
+            (annotations or {}).get(obj["metadata"]["name"])
+            if kind in ("ServiceAccount", "Service")
+            else None
+        )
         if extra:
-            fields["metadata"] = {**fields["metadata"],
-                                  "annotations": {**fields["metadata"].get("annotations", {}),
-                                                  **extra}}
+            fields["metadata"] = {
+                **fields["metadata"],
+                "annotations": {**fields["metadata"].get("annotations", {}), **extra},
+            }
         typed = _TYPED.get((api, kind))
         if typed is None:
             res: pulumi.Resource = k8s.apiextensions.CustomResource(
-                logical, api_version=api, kind=kind, metadata=fields["metadata"],
-                spec=obj.get("spec"), opts=opts)
+                logical,
+                api_version=api,
+                kind=kind,
+                metadata=fields["metadata"],
+                spec=obj.get("spec"),
+                opts=opts,
+            )
         else:
             res = typed(logical, **fields, opts=opts)
         created[kind] = res
@@ -241,6 +303,7 @@ def serving(region: str, objects: list[dict[str, Any]], provider: k8s.Provider,
 
 def service_host(service: pulumi.Resource) -> pulumi.Output[str]:
     """Host name of a LoadBalancer Service (Pulumi waits until the cloud assigns it)."""
+
     def pick(status: Any) -> str:
         ingress = status.load_balancer.ingress if status and status.load_balancer else None
         if not ingress:

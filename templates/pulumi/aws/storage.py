@@ -7,6 +7,7 @@ cluster security group. Persistent file systems with no S3 link keep daily autom
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi_aws as aws
 
@@ -22,7 +23,7 @@ class FileSystems:
     nfs: dict[str, tuple[object, object]] = field(default_factory=dict)
 
 
-def _lustre(entry: dict, net: Network) -> aws.fsx.LustreFileSystem:
+def _lustre(entry: dict[str, Any], net: Network) -> aws.fsx.LustreFileSystem:
     name = f"{s.CLUSTER}-{entry['name']}"
     backups: dict[str, object] = {}
     if entry["backup_retention_days"]:
@@ -62,7 +63,7 @@ def _lustre(entry: dict, net: Network) -> aws.fsx.LustreFileSystem:
     return fs
 
 
-def _efs(entry: dict, net: Network) -> aws.efs.FileSystem:
+def _efs(entry: dict[str, Any], net: Network) -> aws.efs.FileSystem:
     name = f"{s.CLUSTER}-{entry['name']}"
     fs = aws.efs.FileSystem(
         name,

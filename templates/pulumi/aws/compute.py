@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_aws as aws
@@ -96,16 +97,14 @@ def _head_template(net: Network, profile: aws.iam.InstanceProfile) -> aws.ec2.La
     )
 
 
-def _check_zone(group: dict, reservation: str) -> None:
+def _check_zone(group: dict[str, Any], reservation: str) -> None:
     """Stop when a targeted reservation lies in another zone than the node subnet.
 
     EC2 launches a reservation's instances only in its own zone, and zone names map to
     different physical zones per account: the reservation itself is the only truth.
     https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/capacity-blocks-launch.html
     """
-    found = aws.ec2.CapacityReservation.get(
-        f"{s.CLUSTER}-{group['name']}-reservation", reservation
-    )
+    found = aws.ec2.CapacityReservation.get(f"{s.CLUSTER}-{group['name']}-reservation", reservation)
 
     def same(zone: str | None) -> str | None:
         if zone and zone != s.ZONE:
@@ -119,7 +118,7 @@ def _check_zone(group: dict, reservation: str) -> None:
     found.availability_zone.apply(same)
 
 
-def _market(group: dict) -> dict[str, object]:
+def _market(group: dict[str, Any]) -> dict[str, object]:
     """Instance market and capacity reservation arguments for a node group's purchase."""
     args: dict[str, object] = {}
     if group["market_type"]:
@@ -138,14 +137,12 @@ def _market(group: dict) -> dict[str, object]:
                 "capacity_reservation_target": {"capacity_reservation_id": reservation}
             }
         else:
-            args["capacity_reservation_specification"] = {
-                "capacity_reservation_preference": "open"
-            }
+            args["capacity_reservation_specification"] = {"capacity_reservation_preference": "open"}
     return args
 
 
 def _compute_template(
-    group: dict, net: Network, profile: aws.iam.InstanceProfile
+    group: dict[str, Any], net: Network, profile: aws.iam.InstanceProfile
 ) -> aws.ec2.LaunchTemplate:
     interfaces = []
     for card in group["network_cards"]:

@@ -1,3 +1,18 @@
+"""Waiting for cloud IAM grants to take effect, spliced into each fleet's __main__.py.
+
+Pulumi serializes a dynamic provider by value only when its class is defined in __main__, so
+the fleet programs (templates/pulumi/fleet/<cloud>.py.j2) carry the lines below the fragment
+marker verbatim; the lines above it let ruff and mypy check this file on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi.dynamic
+
+# --- archform fragment: the fleet programs carry what follows ---
 # --- waiting for grants to take effect ---------------------------------------------------
 # Cloud IAM is eventually consistent: a role assignment or identity association exists as
 # soon as its API call returns, but is honoured only later (README.md, "How long a deploy
@@ -7,13 +22,15 @@
 
 
 class _PropagationProvider(pulumi.dynamic.ResourceProvider):
-    def create(self, props: dict) -> pulumi.dynamic.CreateResult:
+    def create(self, props: dict[str, Any]) -> pulumi.dynamic.CreateResult:
         import time
 
         time.sleep(float(props["seconds"]))
         return pulumi.dynamic.CreateResult(id_=str(props["name"]), outs=dict(props))
 
-    def diff(self, _id: str, olds: dict, news: dict) -> pulumi.dynamic.DiffResult:
+    def diff(
+        self, _id: str, olds: dict[str, Any], news: dict[str, Any]
+    ) -> pulumi.dynamic.DiffResult:
         replace = [k for k in ("after", "seconds") if olds.get(k) != news.get(k)]
         return pulumi.dynamic.DiffResult(changes=bool(replace), replaces=replace)
 
@@ -24,9 +41,11 @@ class Propagation(pulumi.dynamic.Resource):
     Registered as `<name>-propagation`.
     """
 
-    def __init__(self, name: str, seconds: int, grants: list[pulumi.Resource],
-                 reason: str) -> None:
+    def __init__(self, name: str, seconds: int, grants: list[pulumi.Resource], reason: str) -> None:
         after = [g.id for g in grants if isinstance(g, pulumi.CustomResource)]
-        super().__init__(_PropagationProvider(), f"{name}-propagation",
-                         {"name": name, "seconds": seconds, "after": after, "reason": reason},
-                         pulumi.ResourceOptions(depends_on=grants))
+        super().__init__(
+            _PropagationProvider(),
+            f"{name}-propagation",
+            {"name": name, "seconds": seconds, "after": after, "reason": reason},
+            pulumi.ResourceOptions(depends_on=grants),
+        )

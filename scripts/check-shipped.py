@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Gate for the shipped code under templates/ (real files archform copies verbatim).
+
+ruff and ruff format read templates/ directly (./dev check); this adds what they cannot:
+mypy --strict over each generated program (its modules import each other by bare name, so
+each program is checked on its own search path), `bash -n` over every shell script (a file
+ending in .sh or starting with a shell #! line) and shellcheck when it is installed.
+Every shipped .py must belong to one program below, so new shipped code cannot escape mypy.
+Exit 0 clean, 1 on findings.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+CONFIG = ROOT / "scripts" / "shipped-mypy.ini"
+
+# program -> (folders whose .py files form it, extra folders on its import path)
+PROGRAMS: dict[str, tuple[list[str], list[str]]] = {
+    "pulumi-aws": (["pulumi/aws", "pulumi/common"], []),
+    "pulumi-gcp": (["pulumi/gcp", "pulumi/common"], []),
+    "pulumi-azure": (["pulumi/azure", "pulumi/common"], []),
+    "pulumi-fleet": (["pulumi/fleet"], []),
+    "ansible-filters": (["ansible/filter_plugins"], []),
+}
+SHELLS = ("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash", "#!/usr/bin/env sh")
+
+
+def shipped_python() -> list[Path]:
+    """Every real .py under templates/ (templates end in .j2)."""
+    return sorted(p for p in TEMPLATES.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def shell_scripts() -> list[Path]:
+    """Every shipped shell script: *.sh, or a file without suffix opening with a shell #!."""
+    found = []
+    for path in sorted(TEMPLATES.rglob("*")):
+        if not path.is_file() or path.name.endswith(".j2"):
+            continue
+        if path.suffix == ".sh":
+            found.append(path)
+        elif not path.suffix:
+            first = path.read_text("utf-8", errors="replace").split("\n", 1)[0]
+            if first.startswith(SHELLS):
+                found.append(path)
+    return found
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> bool:
+    """Run a check; print its output on failure."""
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        sys.stdout.write(done.stdout + done.stderr)
+    return done.returncode == 0
+
+
+def main() -> int:
+    """Run every check; 1 if any fails."""
+    import os
+
+    ok = True
+    covered: set[Path] = set()
+    for name, (folders, extra) in PROGRAMS.items():
+        files = sorted(p for f in folders for p in (TEMPLATES / f).glob("*.py"))
+        covered.update(files)
+        path = os.pathsep.join(str(TEMPLATES / f) for f in folders + extra)
+        env = {**os.environ, "MYPYPATH": path}
+        cmd = [sys.executable, "-m", "mypy", "--config-file", str(CONFIG)]
+        cmd += ["--cache-dir", str(ROOT / ".mypy_cache" / "shipped" / name)]
+        if not run(cmd + [str(p) for p in files], env):
+            print(f"mypy: {name} failed")
+            ok = False
+    for stray in sorted(set(shipped_python()) - covered):
+        print(f"{stray.relative_to(ROOT)}: shipped .py in no program of scripts/check-shipped.py")
+        ok = False
+    shellcheck = shutil.which("shellcheck")
+    for script in shell_scripts():
+        bash_ok = run(["bash", "-n", str(script)])
+        ok &= bash_ok
+        if bash_ok and shellcheck:
+            ok &= run([shellcheck, "--severity=warning", str(script)])
+    if not shellcheck:
+        print("shellcheck not installed: shell scripts got bash -n only")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
