@@ -1,0 +1,72 @@
+"""Issue 24, the items an audit found still present: each is one located line, exit 2."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from archform.cli._app import build
+from support import BLUEPRINTS
+
+LOCATED = re.compile(
+    r"^(?P<file>[^\n]+):(?P<line>\d+):(?P<col>\d+): error: [^\n]+\(hint: [^\n]+\)$"
+)
+FLEET = BLUEPRINTS / "inference-h100-single-region.yaml"
+SMOKE = BLUEPRINTS / "onprem-cpu-smoke.yaml"
+
+
+def _validate(path: Path) -> tuple[int, list[str]]:
+    result = CliRunner().invoke(build(["validate"]), ["validate", str(path)])
+    return result.exit_code, result.output.splitlines()
+
+
+def _variant(tmp_path: Path, source: Path, old: str, new: str) -> Path:
+    text = source.read_text()
+    assert old in text, old
+    out = tmp_path / "bp.yaml"
+    out.write_text(text.replace(old, new, 1))
+    return out
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if needle in ln)
+
+
+def test_a_cpu_instance_type_as_the_gpu_pool_is_refused_at_its_line(tmp_path: Path) -> None:
+    text = FLEET.read_text()
+    itype = re.search(r"instance_type: (\S+)", text)
+    assert itype
+    bp = _variant(tmp_path, FLEET, f"instance_type: {itype[1]}", "instance_type: m6i.xlarge")
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines
+    hit = LOCATED.match(lines[0])
+    assert hit and int(hit["line"]) == _line_of(bp, "m6i.xlarge"), lines
+    assert "m6i.xlarge is a CPU instance type" in lines[0]
+
+
+def test_no_partitions_is_refused_at_its_line(tmp_path: Path) -> None:
+    bp = _variant(
+        tmp_path,
+        SMOKE,
+        "  partitions:\n    - {name: debug, default: true, max_time_hours: 1, exclusive: false}\n",
+        "  partitions: []\n",
+    )
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines
+    hit = LOCATED.match(lines[0])
+    assert hit and int(hit["line"]) == _line_of(bp, "partitions: []"), lines
+    assert "at least one partition" in lines[0]
+
+
+def test_init_help_names_only_options_that_exist() -> None:
+    import typer.main
+
+    command = typer.main.get_command(build(["init"])).commands["init"]  # type: ignore[attr-defined]
+    declared = {
+        opt for param in command.get_params(command.make_context("init", [])) for opt in param.opts
+    }
+    text = CliRunner().invoke(build(["init"]), ["init", "--help"]).output
+    mentioned = set(re.findall(r"--[a-z][a-z-]+", text))
+    assert "--list" in mentioned and mentioned <= declared, mentioned - declared
