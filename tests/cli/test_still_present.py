@@ -70,3 +70,35 @@ def test_init_help_names_only_options_that_exist() -> None:
     text = CliRunner().invoke(build(["init"]), ["init", "--help"]).output
     mentioned = set(re.findall(r"--[a-z][a-z-]+", text))
     assert "--list" in mentioned and mentioned <= declared, mentioned - declared
+
+
+def test_diagram_takes_its_format_from_the_file_name(tmp_path: Path) -> None:
+    runner = CliRunner()
+    app = build(["diagram"])
+    svg = tmp_path / "arch.svg"
+    result = runner.invoke(app, ["diagram", str(SMOKE), "-o", str(svg)])
+    assert result.exit_code == 0, result.output
+    assert b"<svg" in svg.read_bytes()[:400]  # not Mermaid text
+    mmd = tmp_path / "arch.mmd"
+    assert runner.invoke(app, ["diagram", str(SMOKE), "-o", str(mmd)]).exit_code == 0
+    assert mmd.read_text().startswith(("flowchart", "graph", "%%"))
+    clash = runner.invoke(
+        app, ["diagram", str(SMOKE), "-o", str(tmp_path / "x.svg"), "-f", "mermaid"]
+    )
+    assert clash.exit_code == 2 and "would write mermaid into" in clash.output
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_deploy_dry_run_refuses_the_root_folder_and_a_bad_stack(tmp_path: Path) -> None:
+    runner = CliRunner()
+    app = build(["deploy"])
+    for extra, says in (
+        (["-o", "/"], "refusing to generate into /"),
+        (["--stack", "a b"], "is not a Pulumi stack name"),
+        (["--stack", "x" * 101], "is not a Pulumi stack name"),
+        (["--stack", ".."], "is not a Pulumi stack name"),
+    ):
+        result = runner.invoke(app, ["deploy", str(SMOKE), "--dry-run", *extra])
+        assert result.exit_code == 2 and says in result.output, (extra, result.output)
+    ok = runner.invoke(app, ["deploy", str(SMOKE), "--dry-run", "-o", str(tmp_path / "d")])
+    assert ok.exit_code == 0, ok.output
