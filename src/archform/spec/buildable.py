@@ -120,6 +120,7 @@ def group_loc(cluster: TrainingCluster, index: int) -> Loc:
 
 def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
     provider = cluster.placement.provider
+    _ssh_quota(checker, provider, list(cluster.access.ssh_cidrs))
     for i, group in enumerate(cluster.compute.groups):
         if group.instance_type is None:
             example = {
@@ -163,6 +164,20 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
     if provider == "gcp":
         _gcp_layouts(checker, catalog, cluster)
     _filestore(checker, cluster)
+
+
+def _ssh_quota(checker: _Checker, provider: str, cidrs: list[str]) -> None:
+    from archform.spec.quotas import ssh_rule_overflow
+
+    over = ssh_rule_overflow(provider, cidrs)
+    if over is not None:
+        index, quota, total = over
+        checker.add(
+            ("access", "ssh_cidrs", index),
+            f"{total} SSH ranges of one address family become {total} rules in one security "
+            f"group; {provider} allows {quota.default} {quota.what} by default",
+            quota.hint(),
+        )
 
 
 def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
