@@ -61,6 +61,7 @@ class WriteReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     kept_user_files: list[str] = field(default_factory=list)
+    waited_for: bool = False  # another run held the folder first; its output was replaced
 
 
 class EditedFilesError(Exception):
@@ -185,10 +186,12 @@ def write_tree(
     target = check_target(out_dir)
     new = {str(_safe_rel(f.path)): f for f in sorted(files, key=lambda f: f.path)}
     try:
-        with locked(target):
+        with locked(target) as waited:
             clean_stale(target)
             _recover(target)
-            return _write_locked(target, new, force, generator)
+            report = _write_locked(target, new, force, generator)
+            report.waited_for = waited
+            return report
     except OSError as exc:
         raise os_error(out_dir, exc) from None
 
