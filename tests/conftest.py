@@ -36,3 +36,17 @@ def _one_system_test_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# The fuzz floor (support/fuzz_floor.py): counted across xdist workers, enforced in CI.
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from support import fuzz_floor
+
+    fuzz_floor.session_finish(session)
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: the controller, per worker
+def pytest_testnodedown(node: object, error: object) -> None:
+    from support import fuzz_floor
+
+    fuzz_floor.node_down(node.config, node)  # type: ignore[attr-defined]
