@@ -102,3 +102,18 @@ def test_deploy_dry_run_refuses_the_root_folder_and_a_bad_stack(tmp_path: Path) 
         assert result.exit_code == 2 and says in result.output, (extra, result.output)
     ok = runner.invoke(app, ["deploy", str(SMOKE), "--dry-run", "-o", str(tmp_path / "d")])
     assert ok.exit_code == 0, ok.output
+
+
+def test_a_model_source_with_empty_key_segments_is_refused_at_its_line(tmp_path: Path) -> None:
+    """Issue 24: `s3://bucket//model///v1` was accepted though S3 keys are literal."""
+    text = FLEET.read_text()
+    source = re.search(r"source: (s3://\S+)", text)
+    assert source
+    doubled = source[1].replace("/", "//", 3).replace("s3:////", "s3://")
+    assert "//" in doubled.removeprefix("s3://")
+    bp = _variant(tmp_path, FLEET, source[1], doubled)
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines
+    hit = LOCATED.match(lines[0])
+    assert hit and int(hit["line"]) == _line_of(bp, doubled), lines
+    assert "empty path segment" in lines[0]

@@ -390,6 +390,15 @@ def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
             "kept per version",
             "point model.source at one version, e.g. s3://registry/<model>/<version>/",
         )
+    _, sep, rest = fleet.model.source.partition("://")
+    if sep and "" in rest.removesuffix("/").split("/"):
+        # object keys are literal: s3://b//m/v1 and s3://b/m/v1 are different objects
+        checker.add(
+            ("model", "source"),
+            f"{fleet.model.source!r} has an empty path segment (//); object storage keys are "
+            "literal, so it names other objects than the same path with single slashes",
+            "write each / once, e.g. s3://registry/<model>/<version>/",
+        )
     from archform.spec.addons import addons_for, known_minors  # fleet-only data, loaded lazily
 
     version = fleet.kubernetes.version
