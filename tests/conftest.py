@@ -75,3 +75,17 @@ def _fresh_verify_cache(
     """Each test gets an empty verify cache: `archform verify` reuses results by default, and
     a test that patches a check must not see another test's stored results (or the user's)."""
     monkeypatch.setenv("ARCHFORM_VERIFY_CACHE", str(tmp_path_factory.mktemp("verify-cache")))
+
+
+# The fuzz floor (support/fuzz_floor.py): counted across xdist workers, enforced in CI.
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from support import fuzz_floor
+
+    fuzz_floor.session_finish(session)
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: the controller, per worker
+def pytest_testnodedown(node: object, error: object) -> None:
+    from support import fuzz_floor
+
+    fuzz_floor.node_down(node.config, node)  # type: ignore[attr-defined]

@@ -70,6 +70,7 @@ def _delete(doc: int, path: str, index: int) -> Mutate:
 ONPREM = "onprem-h100-ib-lustre"
 AWS = "aws-p5-efa-fsx"
 GCP = "gcp-a3-mega-tcpxo"
+AZURE = "azure-nd-h100-v5"
 PLAT = "platform-two-tier"  # documents: 0 TrainingCluster, 1 InferenceFleet, 2 Platform
 INP, ROL, NOD, DAT, OUT = (
     Impact.IN_PLACE,
@@ -95,6 +96,14 @@ CASES: list[tuple[str, str, Mutate, str, Impact]] = [
         "lustre-capacity-decrease",
         ONPREM,
         _set(0, "storage.0.capacity_tib", 800),
+        "storage[datasets].capacity_tib",
+        DAT,
+    ),
+    (
+        # issue 24 mutant: archform treats AMLFS as fixed-size, so growth is a new file system
+        "amlfs-capacity-increase",
+        AZURE,
+        _set(0, "storage.0.capacity_tib", 128),
         "storage[datasets].capacity_tib",
         DAT,
     ),

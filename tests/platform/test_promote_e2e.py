@@ -15,6 +15,7 @@ import json
 import shlex
 import shutil
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +210,10 @@ def test_manual_approval_uploads_and_verifies_then_waits_for_approve(
     recomputed, manifest = _store_checksum(s3, "sivaro-13b/v12000/")
     assert manifest["checksum"] == recomputed
     assert manifest["model"] == "sivaro-13b" and manifest["version"] == "v12000"
-    assert manifest["source_run"] == "run-42" and manifest["created_at"] == "run-42"
+    assert manifest["source_run"] == "run-42"
+    newest = max(int(p.stat().st_mtime) for p in checkpoint.rglob("*") if p.is_file())
+    stamp = datetime.fromtimestamp(newest, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert manifest["created_at"] == stamp  # when the checkpoint was written, not the run id
     assert [f["path"] for f in manifest["files"]] == [
         "config.json",
         "generation_config.json",

@@ -77,7 +77,9 @@ def test_bucket_policy_denies_plain_http_and_grants_nothing(run: Any) -> None:
         if st.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport") == "false"
     ]
     assert deny and deny[0]["Principal"] == "*"
-    assert decision(policy, "s3:GetObject", f"{BUCKET}/sivaro-13b/v1/a.bin") == "deny"
+    obj = f"{BUCKET}/sivaro-13b/v1/a.bin"
+    assert decision(policy, "s3:GetObject", obj, {"aws:SecureTransport": "false"}) == "deny"
+    assert decision(policy, "s3:GetObject", obj, {"aws:SecureTransport": "true"}) != "deny"
 
 
 def test_release_pointers_may_only_be_written_conditionally(run: Any) -> None:
@@ -92,7 +94,8 @@ def test_release_pointers_may_only_be_written_conditionally(run: Any) -> None:
     assert guard["Condition"]["Null"] == {"s3:if-match": "true", "s3:if-none-match": "true"}
     only = {"Version": "2012-10-17", "Statement": [guard]}
     pointer = f"{BUCKET}/sivaro-13b/_releases/sivaro-serve.json"
-    assert decision(only, "s3:PutObject", pointer) == "deny"
+    assert decision(only, "s3:PutObject", pointer, {}) == "deny"  # neither header sent
+    assert decision(only, "s3:PutObject", pointer, {"s3:if-match": '"etag"'}) == "implicit-deny"
     # ...and it covers the pointers only: checkpoint uploads (multipart, no conditional
     # headers) are not affected.
     shard = f"{BUCKET}/sivaro-13b/v1/model-00001-of-00002.safetensors"

@@ -104,3 +104,12 @@ def test_environment_is_strict_and_has_no_randomness() -> None:
     with pytest.raises(UndefinedError):
         env.from_string("{{ missing }}").render()
     assert env.from_string("{{ v | py }}").render(v="a'b") == '"a\'b"'
+
+
+def test_conf_filter_refuses_a_trailing_newline() -> None:
+    """Issue 24: `$` in the config filter's pattern let `"x\\n"` through into slurm.conf."""
+    from archform.render.filters import FilterError, conf_value
+
+    assert conf_value("gpu:8") == "gpu:8"
+    with pytest.raises(FilterError):
+        conf_value("gpu:8\n")

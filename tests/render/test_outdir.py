@@ -167,8 +167,44 @@ def test_a_second_run_waits_for_the_lock(tmp_path: Path) -> None:
     os.close(fd)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
+    # issue 24: the run that waited says it replaced another run's output
+    assert f"note: another archform run was writing {out}; this run waited" in err
     assert_consistent(out)
     assert not path.exists()  # the lock file is removed by its last holder
+
+
+def test_the_lock_wait_times_out_with_one_line_and_exit_2(tmp_path: Path) -> None:
+    """The documented 2 minutes is the default; the wait is injectable, so this takes 0.5 s."""
+    from archform.render.outdir import LOCK_WAIT_ENV, LOCK_WAIT_SECONDS
+
+    assert LOCK_WAIT_SECONDS == 120.0  # README: "waits up to 2 minutes, then exits 2"
+    out = tmp_path / "out"
+    path = lock_path(out)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        started = time.monotonic()
+        result = run_cli(
+            ["generate", str(ONPREM), "-o", str(out)], env={LOCK_WAIT_ENV: "0.5"}, timeout=60
+        )
+        took = time.monotonic() - started
+    finally:
+        os.close(fd)
+    line = one_error(result)
+    assert "another archform run is writing this folder" in line
+    assert "held for more than 0.5 s" in line, line
+    assert took >= 0.5 and not out.exists()
+
+
+@pytest.mark.parametrize("raw", ["soon", "nan", "-1", "1e9"])
+def test_a_bad_lock_wait_setting_is_a_usage_error(
+    raw: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from archform.render.outdir import LOCK_WAIT_ENV, OutputDirError, lock_wait
+
+    monkeypatch.setenv(LOCK_WAIT_ENV, raw)
+    with pytest.raises(OutputDirError, match=LOCK_WAIT_ENV):
+        lock_wait()
 
 
 def test_two_concurrent_generates_never_corrupt(tmp_path: Path) -> None:

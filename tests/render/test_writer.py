@@ -120,3 +120,33 @@ def test_rejects_paths_escaping_the_tree(tmp_path: Path) -> None:
         write_tree(tmp_path / "out", [GeneratedFile.text("../evil", "x")])
     with pytest.raises(ValueError):
         write_tree(tmp_path / "out", [GeneratedFile.text("/etc/passwd", "x")])
+
+
+@pytest.mark.parametrize("same_bytes", [True, False], ids=["link-to-same-bytes", "link-to-edit"])
+def test_a_symlink_at_a_generated_path_is_a_user_change(tmp_path: Path, same_bytes: bool) -> None:
+    """Issue 24: a link to the user's edited copy was silently replaced ("0 written")."""
+    out = tmp_path / "out"
+    write_tree(out, files("1"))
+    mine = tmp_path / "my-a.txt"
+    mine.write_text("a 1\n" if same_bytes else "a mine\n")
+    (out / "a.txt").unlink()
+    (out / "a.txt").symlink_to(mine)
+    with pytest.raises(EditedFilesError) as info:
+        write_tree(out, files("1"))
+    assert info.value.paths == ["a.txt"]
+    assert (out / "a.txt").is_symlink() and (out / "a.txt").readlink() == mine
+
+
+def test_a_folder_or_fifo_at_a_generated_path_is_a_user_change(tmp_path: Path) -> None:
+    import os
+
+    out = tmp_path / "out"
+    write_tree(out, files("1"))
+    (out / "a.txt").unlink()
+    (out / "a.txt").mkdir()
+    (out / "run.sh").unlink()
+    os.mkfifo(out / "run.sh")
+    with pytest.raises(EditedFilesError) as info:
+        write_tree(out, files("2"))
+    assert info.value.paths == ["a.txt", "run.sh"]
+    assert (out / "a.txt").is_dir()

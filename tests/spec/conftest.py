@@ -1,8 +1,8 @@
 """Hypothesis profiles for the fuzzers, chosen by ARCHFORM_FUZZ (default: `dev`, small).
 
-`ARCHFORM_FUZZ=ci` (set by .ci/run) is the long run: tests/spec/test_fuzz_commands.py then
-runs more than 5,000 command invocations; each fuzz test takes its share of the profile's
-max_examples (see fuzz_support.examples).
+`ARCHFORM_FUZZ=ci` (set by .ci/run) is the long run: the fuzzers then make more than 10,000
+command runs, summed across xdist workers and enforced by tests/support/fuzz_floor.py; each
+fuzz test takes its share of the profile's max_examples (see fuzz_support.examples).
 """
 
 from __future__ import annotations

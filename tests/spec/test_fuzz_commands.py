@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -76,7 +75,7 @@ def _fast_commands(stem: str, text: str) -> None:
             assert_no_crash(invoke(*runs[name]))
 
 
-@settings(max_examples=examples(2.0))
+@settings(max_examples=examples(3.5))
 @given(which=st.integers(0, 10**6), pick=st.integers(0, 10**6), value=VALUES)
 def test_value_mutations_never_crash_any_fast_command(which: int, pick: int, value: Any) -> None:
     _fast_commands(*_mutant(which, pick, value))
@@ -220,11 +219,9 @@ def test_schema_runs() -> None:
 
 
 def test_case_count_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    # Last in this module (file order): prints what the fuzzers ran, and under the CI profile
-    # checks the acceptance floor of 5,000 command runs once every fuzzer above has run.
-    total = sum(RUNS.values())
+    # What this process's fuzzers ran so far; the floor itself (10,000 runs, every command)
+    # is summed across xdist workers and enforced in tests/support/fuzz_floor.py.
     with capsys.disabled():
-        print(f"\nfuzz command runs: {total} {dict(sorted(RUNS.items()))}")
-    everything_ran = all(RUNS[c] for c in ("validate", "diagram", "generate", "rule"))
-    if os.environ.get("ARCHFORM_FUZZ") == "ci" and everything_ran:
-        assert total >= 5000, RUNS
+        print(
+            f"\nfuzz command runs (this worker): {sum(RUNS.values())} {dict(sorted(RUNS.items()))}"
+        )

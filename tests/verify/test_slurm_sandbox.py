@@ -58,3 +58,20 @@ def test_gres_mismatches_name_the_nodes() -> None:
     ]
     short = gres_mismatches(slurm, "NodeName=g[1-2] Name=gpu Type=h100 File=/dev/nvidia[0-3]\n")
     assert len(short) == 2 and "gpu:h100:4" in short[0]
+
+
+def test_gres_lines_of_one_node_add_up() -> None:
+    """A node's GPUs on several lines (one per NUMA domain) are summed (issue 24 mutant)."""
+    slurm = "NodeName=g[1-2] Gres=gpu:h100:8 State=UNKNOWN\n"
+    split = (
+        "NodeName=g[1-2] Name=gpu Type=h100 File=/dev/nvidia[0-3] Cores=0-47\n"
+        "NodeName=g[1-2] Name=gpu Type=h100 File=/dev/nvidia[4-7] Cores=48-95\n"
+    )
+    assert gres_mismatches(slurm, split) == []
+    three = split + "NodeName=g2 Name=gpu Type=h100 Count=1 File=/dev/nvidia8\n"
+    assert gres_mismatches(slurm, three) == ["g2: slurm.conf gpu:h100:8, gres.conf gpu:h100:9"]
+    mixed = split.replace("Type=h100 File=/dev/nvidia[4-7]", "Type=a100 File=/dev/nvidia[4-7]")
+    assert gres_mismatches(slurm, mixed) == [
+        "g1: slurm.conf gpu:h100:8, gres.conf gpu:mixed:8",
+        "g2: slurm.conf gpu:h100:8, gres.conf gpu:mixed:8",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import sys
@@ -21,6 +22,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 T = TypeVar("T")
 
@@ -97,6 +99,7 @@ def run(app: typer.Typer) -> None:
     """
     try:
         code = app(standalone_mode=False)
+        sys.stdout.flush()  # a full disk or closed pipe on stdout surfaces here, not at exit
         if code == EXIT_INTERRUPTED:
             # typer turns Ctrl-C inside a command into exit code 130 without a word; say it
             # as start-up does (no command of archform exits 130 by itself)
@@ -111,8 +114,16 @@ def run(app: typer.Typer) -> None:
     except KeyboardInterrupt:
         echo_err("interrupted")
         sys.exit(EXIT_INTERRUPTED)
+    except SystemExit:
+        # click answers EPIPE by wrapping the streams (PacifyFlushWrapper) and exit(1), which
+        # reads as "findings": a closed pipe ends as ours does (quiet, 141)
+        if type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):
+            stream_failed(OSError(errno.EPIPE, os.strerror(errno.EPIPE)))
+        raise
     except OSError as exc:
         if exc.filename is None:
+            if exc.errno in STREAM_ERRNOS:
+                stream_failed(exc)
             _internal(exc)
         echo_err(path_error(exc).render())
         sys.exit(EXIT_USAGE)
@@ -132,6 +143,36 @@ def run(app: typer.Typer) -> None:
             sys.exit(EXIT_USAGE)
         _internal(exc)
     sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+# errors of a write to a stream (stdout on a full disk, a closed pipe, a revoked terminal)
+STREAM_ERRNOS = frozenset(
+    {errno.EPIPE, errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EBADF}
+)
+
+
+def stream_failed(exc: OSError) -> NoReturn:
+    """Standard output could not be written: one line and exit 2, quiet on a closed pipe.
+
+    stdout is pointed at /dev/null first, so the interpreter's own flush at exit finds nothing
+    left to write and prints no "Exception ignored" report. A reader that closed the pipe
+    (`archform rules | head -1`) asked for no more: that ends quietly with 141 (128 + SIGPIPE),
+    the status a Unix tool killed by SIGPIPE has.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    if exc.errno == errno.EPIPE:
+        sys.exit(EXIT_BROKEN_PIPE)
+    echo_err(
+        f"error: cannot write standard output: {exc.strerror or exc} "
+        "(hint: free space on the device or write the output to a file with -o)"
+    )
+    sys.exit(EXIT_USAGE)
 
 
 def _internal(exc: BaseException) -> NoReturn:

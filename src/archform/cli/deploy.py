@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import typer
@@ -42,6 +43,9 @@ def deploy(
     from archform.spec import load_paths
 
     def run() -> None:
+        check_stack(stack)
+        if output is not None:
+            check_output_dir(output)
         loaded = load_paths(blueprints)
         docs = list(loaded.documents)
         platforms = [d for d in docs if d.kind == "Platform"]
@@ -73,3 +77,27 @@ def deploy(
             typer.echo(f"then resume: archform deploy {names} -o {out} --from serve")
 
     guarded(run)
+
+
+# Pulumi stack names: letters, digits, hyphens, underscores and periods, at most 100
+# characters (https://www.pulumi.com/docs/iac/concepts/stacks/). The name is also a file
+# name under the state folder, so org/project/ qualification is not taken here.
+STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+
+
+def check_stack(stack: str) -> None:
+    """--stack as Pulumi accepts it (a usage error before anything runs)."""
+    if not STACK_NAME.fullmatch(stack) or stack in (".", ".."):
+        fail(
+            f"--stack {stack!r} is not a Pulumi stack name",
+            "letters, digits, - _ . (at most 100 characters), e.g. --stack prod",
+        )
+
+
+def check_output_dir(output: Path) -> None:
+    """-o must be a folder archform can own: not a filesystem root, not an existing file."""
+    resolved = output.resolve()
+    if resolved == Path(resolved.anchor) or resolved == Path.home().resolve():
+        fail(f"-o {output}: refusing to generate into {resolved}", "e.g. -o ./deploy/prod")
+    if resolved.exists() and not resolved.is_dir():
+        fail(f"-o {output}: is not a folder", "pass a folder for the generated tree")

@@ -11,6 +11,8 @@ import typer
 from archform.cli._core import fail, guarded
 
 FORMATS = ("mermaid", "svg", "png", "dot")
+# what an -o file name's suffix says the bytes are
+SUFFIX_FORMAT = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot", ".mmd": "mermaid"}
 
 
 def register(app: typer.Typer) -> None:
@@ -38,14 +40,15 @@ def diagram(
         list[Path], typer.Argument(help="Blueprint files or folders, loaded together.")
     ],
     output_format: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--format",
             "-f",
             help="mermaid (GitHub renders it), svg or png (laid out by Graphviz `dot`), "
-            "or dot (the Graphviz source).",
+            "or dot (the Graphviz source). Default: from the -o suffix (.svg, .png, .dot, "
+            ".gv, .mmd), else mermaid.",
         ),
-    ] = "mermaid",
+    ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
     ] = None,
@@ -55,8 +58,18 @@ def diagram(
     from archform.spec import load_paths
 
     def run() -> None:
-        if output_format not in FORMATS:
-            fail(f"unknown format {output_format!r}", f"choose one of {', '.join(FORMATS)}")
+        implied = SUFFIX_FORMAT.get(output.suffix.lower()) if output is not None else None
+        chosen = output_format or implied or "mermaid"
+        if chosen not in FORMATS:
+            fail(f"unknown format {chosen!r}", f"choose one of {', '.join(FORMATS)}")
+        if output is not None and implied is not None and implied != chosen:
+            fail(
+                f"--format {chosen} would write {chosen} into {output}",
+                f"use --format {implied}, or name the file for its format",
+            )
+        draw(chosen)
+
+    def draw(output_format: str) -> None:
         if output_format == "png" and output is None and sys.stdout.isatty():
             fail("PNG is binary and stdout is a terminal", "write it with -o FILE.png")
         blueprints = load_paths(files)

@@ -60,6 +60,12 @@ def generate(
             fail(str(exc), "generate into a new folder")
         if releases:
             _keep_copies(output, docs, releases)
+        if report.waited_for:
+            typer.echo(
+                f"note: another archform run was writing {output}; this run waited for it "
+                "and replaced its output",
+                err=True,
+            )
         typer.echo(
             f"{output}: {len(report.written)} written, {len(report.unchanged)} unchanged, "
             f"{len(report.removed)} removed, {len(report.kept_user_files)} of your files kept"

@@ -172,11 +172,16 @@ def _run(
     )
     text = render(output_format, report, color=color)
     if output is not None:
+        from archform.spec.atomic import write_atomic
+
         try:
             output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(text, encoding="utf-8")
+            # atomic: a full disk leaves the previous report whole, never a truncated SARIF
+            write_atomic(output, text.encode("utf-8"))
         except OSError as exc:
-            raise UsageError(f"--output {output}: {exc.strerror}") from None
+            raise UsageError(
+                f"--output {output}: {exc.strerror}", "free space or choose another file"
+            ) from None
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

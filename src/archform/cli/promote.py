@@ -26,7 +26,10 @@ def promote(
         False, "--approve", help="Point the fleet at the version (needed for manual approval)."
     ),
     created_at: str | None = typer.Option(
-        None, "--created-at", help="Timestamp recorded in the manifest (default: the run id)."
+        None,
+        "--created-at",
+        help="ISO 8601 time with a timezone recorded in the manifest "
+        "(default: the newest checkpoint file's mtime).",
     ),
     endpoint_url: str | None = typer.Option(
         None, "--endpoint-url", help="S3-compatible endpoint (default: AWS_ENDPOINT_URL or AWS)."
@@ -35,6 +38,10 @@ def promote(
     """Publish a checkpoint to the model registry, verify it, and roll the fleet to it."""
 
     def run() -> None:
+        from archform.promote.manifest import check_created_at
+
+        if created_at is not None:
+            check_created_at(created_at)  # before anything is read or uploaded
         if importlib.util.find_spec("boto3") is None:
             fail("archform promote needs boto3", extra_hint("promote"))
         from archform.promote import PromoteError, load_config

@@ -44,9 +44,14 @@ def materialize(ref: str, paths: list[Path], dest: Path, cwd: Path | None = None
             rel = absolute.relative_to(root).as_posix()
         except ValueError:
             raise UsageError(f"{path} is outside the git repository at {root}") from None
-        listed = _git(
-            ["ls-tree", "-r", "--name-only", "--full-tree", ref, "--", rel or "."], root
-        ).splitlines()
+        # -z: names as git stores them, unquoted (core.quotePath would write "caf\303\251.yaml")
+        listed = [
+            name
+            for name in _git(
+                ["ls-tree", "-r", "-z", "--name-only", "--full-tree", ref, "--", rel or "."], root
+            ).split("\0")
+            if name
+        ]
         files = [f for f in listed if f.endswith(YAML_SUFFIXES)]
         for name in sorted(files):
             target = dest / name

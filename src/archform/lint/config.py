@@ -81,33 +81,53 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def load_config(path: Path) -> LintConfig:
-    """Parse and check one config file."""
+    """Parse and check one config file: every wrong shape is a usage error at its line."""
     data = _read(path)
-    section: Any = data.get("tool", {}).get("archform") if "tool" in data else None
-    if section is None:
-        if path.name == "pyproject.toml":
-            return LintConfig(source=path)
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "archform" in tool:
+        section: Any = tool["archform"]
+    elif path.name == "pyproject.toml":
+        return LintConfig(source=path)
+    else:
         section = data
     if not isinstance(section, dict):
-        raise UsageError(f"{path}: [tool.archform] must be a table")
-    where = f"{path}: [tool.archform]" if path.name == "pyproject.toml" else str(path)
+        raise SpecError.at(
+            str(path),
+            key_position(path, "archform"),
+            "[tool.archform] must be a table",
+            'e.g. [tool.archform] followed by select = ["NET"]',
+        )
     for key in section:
         if key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f"did you mean {close[0]!r}?" if close else "known keys: " + ", ".join(KEYS)
-            raise UsageError(f"{where}: unknown key {key!r}", hint)
+            where = "[tool.archform] " if path.name == "pyproject.toml" else ""
+            raise SpecError.at(
+                str(path), key_position(path, key), f"{where}unknown key {key!r}", hint
+            )
     config = LintConfig(source=path)
+    codes_example = 'select = ["TRN", "NET008"]'
     if "select" in section:
-        config.select = _codes(section["select"], f"{where}.select")
+        config.select = _codes(section["select"], path, "select", codes_example)
     if "ignore" in section:
-        config.ignore = _codes(section["ignore"], f"{where}.ignore")
+        config.ignore = _codes(section["ignore"], path, "ignore", 'ignore = ["NET008"]')
     if "fail-on" in section:
-        config.fail_on = parse_fail_on(section["fail-on"], f"{where}.fail-on")
+        value = section["fail-on"]
+        if not isinstance(value, str) or value not in RANK:
+            raise _at_key(
+                path,
+                "fail-on",
+                f"{value!r} is not a severity (error, warning or info)",
+                'fail-on = "warning"',
+            )
+        config.fail_on = parse_fail_on(value)
     rules = section.get("rules", {})
     if not isinstance(rules, dict) or not all(isinstance(v, dict) for v in rules.values()):
-        raise UsageError(
-            f"{where}.rules must hold one table per rule code",
-            "write [tool.archform.rules.NET008] and the options below it",
+        raise _at_key(
+            path,
+            "rules",
+            "must hold one table per rule code",
+            "[tool.archform.rules.NET008] and the options below it",
         )
     config.rules = {str(k).upper(): dict(v) for k, v in rules.items()}
     if "exclude" in section:
@@ -170,13 +190,11 @@ def key_position(path: Path, key: str) -> Pos:
     return Pos(1, 1)
 
 
-def _codes(value: Any, where: str) -> list[str]:
+def _codes(value: Any, path: Path, key: str, example: str) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(
-            f"{where} must be a list of rule codes or prefixes", 'e.g. ["TRN", "NET008"]'
-        )
+        raise _at_key(path, key, "must be a list of rule codes or prefixes (strings)", example)
     return split_codes(value)
 
 
@@ -187,9 +205,9 @@ def split_codes(values: Iterable[str]) -> list[str]:
 
 def parse_fail_on(value: Any, where: str = "--fail-on") -> Severity:
     """Validate a severity threshold."""
-    if value not in RANK:
+    if not isinstance(value, str) or value not in RANK:
         raise UsageError(f"{where}: {value!r} is not a severity", "use error, warning or info")
-    sev: Severity = value
+    sev: Severity = value  # type: ignore[assignment]  # value is one of RANK's keys
     return sev
 
 

@@ -34,17 +34,32 @@ def files_at(ref: str, paths: Sequence[Path], cwd: Path) -> dict[str, bytes]:
             f"--diff-base: {ref!r} is not a git revision here",
             "fetch it first (e.g. git fetch origin main) or check the name",
         )
+    top = _git(["rev-parse", "--show-toplevel"], cwd)
+    if top.returncode != 0:
+        raise UsageError("--diff-base: not inside a git repository", "run it in the checkout")
+    root = Path(top.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
+    here = cwd.resolve()
     out: dict[str, bytes] = {}
     for path in paths:
-        rel = Path(path)
-        listing = _git(["ls-tree", "-r", "--name-only", ref, "--", rel.as_posix()], cwd)
-        names = listing.stdout.decode("utf-8", "replace").splitlines()
+        absolute = (here / path).resolve()
+        try:
+            rel = absolute.relative_to(root).as_posix()
+        except ValueError:
+            raise UsageError(
+                f"--diff-base: {path} is outside the git repository at {root}"
+            ) from None
+        # -z and --full-tree: names relative to the repository root, as git stores them (no
+        # quoting of non-ASCII bytes), whatever the path given (absolute or relative)
+        listing = _git(
+            ["ls-tree", "-r", "-z", "--name-only", "--full-tree", ref, "--", rel or "."], root
+        )
+        names = [n for n in listing.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
         for name in names:
-            if rel.suffix in YAML_SUFFIXES and Path(name) != rel:
+            if absolute.suffix in YAML_SUFFIXES and name != rel:
                 continue
             if Path(name).suffix not in YAML_SUFFIXES:
                 continue
-            shown = _git(["show", f"{ref}:./{name}"], cwd)
+            shown = _git(["show", f"{ref}:{name}"], root)
             if shown.returncode == 0:
                 out[name] = shown.stdout
     return out

@@ -13,6 +13,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -157,19 +158,48 @@ def check_names(version: str, run_id: str) -> None:
         raise UsageError(f"run id {run_id!r} is not valid", "letters, digits and ._:@+- (max 256)")
 
 
+# ISO 8601 date and time with seconds and a timezone (Z or +hh:mm), as RFC 3339 profiles it
+CREATED_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})")
+
+
+def check_created_at(value: str) -> str:
+    """`--created-at`: an ISO 8601 timestamp with a timezone (a usage error otherwise)."""
+    hint = "an ISO 8601 time with a timezone, e.g. --created-at 2026-03-01T12:00:00Z"
+    if not CREATED_AT.fullmatch(value):
+        raise UsageError(f"--created-at {value!r} is not a timestamp", hint)
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--created-at {value!r} is not a real date and time", hint) from None
+    return value
+
+
+def _newest(files: list[tuple[str, Path]]) -> str:
+    """When the checkpoint was written: its newest file's mtime, UTC, to the second."""
+    newest = max((path.stat().st_mtime for _, path in files), default=0.0)
+    return datetime.fromtimestamp(int(newest), tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def build_manifest(
     checkpoint: Path, *, model: str, version: str, run_id: str, created_at: str | None = None
 ) -> ModelManifest:
-    """Hash every checkpoint file; same inputs give the same manifest bytes."""
+    """Hash every checkpoint file; same inputs give the same manifest bytes.
+
+    Without `created_at` the time recorded is the newest checkpoint file's mtime (the same
+    checkpoint gives the same bytes), never the run id.
+    """
     check_names(version, run_id)
+    if created_at is not None:
+        check_created_at(created_at)
     entries = []
-    for rel, path in checkpoint_files(checkpoint):
+    files = checkpoint_files(checkpoint)
+    for rel, path in files:
         size, digest = hash_file(path)
         entries.append(FileEntry(rel, size, digest))
     return ModelManifest(
         model=model,
         version=version,
         source_run=run_id,
-        created_at=created_at if created_at is not None else run_id,
+        created_at=created_at if created_at is not None else _newest(files),
         files=tuple(entries),
     )

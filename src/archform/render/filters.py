@@ -125,7 +125,7 @@ def shell_quote(value: Any) -> str:
     return shlex.quote(value)
 
 
-_CONF_SAFE = re.compile(r"^[A-Za-z0-9_./:,=+@%\[\]()-]*$")
+_CONF_SAFE = re.compile(r"[A-Za-z0-9_./:,=+@%\[\]()-]*")
 
 
 def conf_value(value: Any) -> str:
@@ -134,7 +134,7 @@ def conf_value(value: Any) -> str:
         return "YES" if value else "NO"
     if isinstance(value, int | float):
         return str(value)
-    if not isinstance(value, str) or not _CONF_SAFE.match(value):
+    if not isinstance(value, str) or not _CONF_SAFE.fullmatch(value):
         raise FilterError(f"config value {value!r} has characters a config file cannot hold")
     return value
 

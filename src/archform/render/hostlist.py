@@ -23,7 +23,7 @@ def compress(names: Iterable[str], max_range: int | None = None) -> str:
     singles: list[str] = []
     order: list[tuple[str, int] | str] = []
     for name in names:
-        match = _TAIL.match(name)
+        match = _TAIL.fullmatch(name)
         if not match:
             if name not in singles:
                 singles.append(name)

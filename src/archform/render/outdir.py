@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import math
 import os
 import shutil
 import time
@@ -73,26 +74,51 @@ def lock_path(out_dir: Path) -> Path:
     return out_dir / LOCK_NAME
 
 
+LOCK_WAIT_ENV = "ARCHFORM_LOCK_WAIT_SECONDS"
+
+
+def lock_wait() -> float:
+    """How long a run waits for another's lock: $ARCHFORM_LOCK_WAIT_SECONDS, else 2 minutes."""
+    raw = os.environ.get(LOCK_WAIT_ENV)
+    if raw is None or raw == "":
+        return LOCK_WAIT_SECONDS
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 <= value <= 86_400:
+        raise OutputDirError(
+            f"{LOCK_WAIT_ENV}={raw!r} is not a number of seconds",
+            f"unset it (default {LOCK_WAIT_SECONDS:.0f}) or give 0 to 86400",
+        )
+    return value
+
+
 @contextlib.contextmanager
-def locked(out_dir: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+def locked(out_dir: Path, wait: float | None = None) -> Iterator[bool]:
     """Hold the advisory lock of `out_dir` for the duration of the block.
+
+    Yields whether another run held it first (this run waited for it, and now replaces what
+    that run wrote). `wait` defaults to `lock_wait()`.
 
     The lock file is removed on the way out, while still locked; a waiter that then gets
     the lock on the removed file notices (its inode is no longer at the path) and retries,
     so exactly one holder exists at any time and no lock file is left behind.
     """
+    wait = lock_wait() if wait is None else wait
     path = lock_path(out_dir)
     deadline = time.monotonic() + wait
-    fd = _acquire(out_dir, path, deadline, wait)
+    waited: list[bool] = []
+    fd = _acquire(out_dir, path, deadline, wait, waited)
     try:
-        yield
+        yield bool(waited)
     finally:
         with contextlib.suppress(OSError):
             path.unlink()
         os.close(fd)  # closing releases the flock
 
 
-def _acquire(out_dir: Path, path: Path, deadline: float, wait: float) -> int:
+def _acquire(out_dir: Path, path: Path, deadline: float, wait: float, waited: list[bool]) -> int:
     while True:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -105,10 +131,11 @@ def _acquire(out_dir: Path, path: Path, deadline: float, wait: float) -> int:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
+                    waited[:] = [True]
                     if time.monotonic() >= deadline:
                         raise OutputDirError(
                             f"{out_dir}: another archform run is writing this folder "
-                            f"(lock {path} held for more than {wait:.0f} s)",
+                            f"(lock {path} held for more than {wait:g} s)",
                             "wait for it to finish, or pick another output folder",
                         ) from None
                     time.sleep(0.05)

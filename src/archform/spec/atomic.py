@@ -33,8 +33,20 @@ def masked(mode: int) -> int:
 def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
     """Write `data` to a temporary file beside `path`, fsync, set `mode & ~umask`, rename.
 
-    Raises OSError; the temporary file never survives a failure.
+    Raises OSError naming `path` (a full disk is `path: No space left on device`); the
+    temporary file never survives a failure and the previous `path` stays whole. A `path`
+    that is a symlink is written through (its target is replaced, as `open()` would); one that
+    is a device or FIFO (`-o /dev/stdout`) is written into directly, never renamed over.
     """
+    if path.is_symlink():
+        path = path.resolve()
+    if path.exists() and not path.is_file() and not path.is_dir():
+        try:
+            with path.open("wb") as stream:
+                stream.write(data)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        return
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     tmp = Path(name)
     try:
@@ -44,6 +56,10 @@ def write_atomic(path: Path, data: bytes, mode: int = FILE_MODE) -> None:
             os.fsync(handle.fileno())
         tmp.chmod(masked(mode))
         tmp.replace(path)
+    except OSError as exc:
+        if exc.filename is None or exc.filename == name:
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        raise
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

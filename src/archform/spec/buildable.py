@@ -120,6 +120,7 @@ def group_loc(cluster: TrainingCluster, index: int) -> Loc:
 
 def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
     provider = cluster.placement.provider
+    _ssh_quota(checker, provider, list(cluster.access.ssh_cidrs))
     for i, group in enumerate(cluster.compute.groups):
         if group.instance_type is None:
             example = {
@@ -163,6 +164,20 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
     if provider == "gcp":
         _gcp_layouts(checker, catalog, cluster)
     _filestore(checker, cluster)
+
+
+def _ssh_quota(checker: _Checker, provider: str, cidrs: list[str]) -> None:
+    from archform.spec.quotas import ssh_rule_overflow
+
+    over = ssh_rule_overflow(provider, cidrs)
+    if over is not None:
+        index, quota, total = over
+        checker.add(
+            ("access", "ssh_cidrs", index),
+            f"{total} SSH ranges of one address family become {total} rules in one security "
+            f"group; {provider} allows {quota.default} {quota.what} by default",
+            quota.hint(),
+        )
 
 
 def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
@@ -374,6 +389,15 @@ def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
             f"{fleet.model.source!r} names no version folder; replicas and promotions are "
             "kept per version",
             "point model.source at one version, e.g. s3://registry/<model>/<version>/",
+        )
+    _, sep, rest = fleet.model.source.partition("://")
+    if sep and "" in rest.removesuffix("/").split("/"):
+        # object keys are literal: s3://b//m/v1 and s3://b/m/v1 are different objects
+        checker.add(
+            ("model", "source"),
+            f"{fleet.model.source!r} has an empty path segment (//); object storage keys are "
+            "literal, so it names other objects than the same path with single slashes",
+            "write each / once, e.g. s3://registry/<model>/<version>/",
         )
     from archform.spec.addons import addons_for, known_minors  # fleet-only data, loaded lazily
 

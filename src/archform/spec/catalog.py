@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -334,14 +335,63 @@ def catalog_data() -> dict[str, Any]:
     return data
 
 
+class CatalogEntryError(Exception):
+    """One catalog entry of the wrong shape: `where` is its path (`instances.p5.48xlarge`)."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}: {reason}")
+        self.where = where
+
+
+_BUILD_ERRORS = (KeyError, TypeError, ValueError, AttributeError, OverflowError, re.error)
+
+
+def _non_finite(value: Any, where: str) -> None:
+    """Refuse NaN and infinities anywhere (JSON and YAML both can spell them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CatalogEntryError(where, f"{value!r} is not a finite number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _non_finite(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            _non_finite(item, f"{where}[{number}]")
+
+
+def _entries(data: dict[str, Any], section: str) -> list[tuple[str, Any]]:
+    raw = data.get(section)
+    if raw is None:
+        return []
+    if not isinstance(raw, dict):
+        raise CatalogEntryError(
+            section, f"must be a mapping of name -> entry, not {type(raw).__name__}"
+        )
+    return sorted((str(k), v) for k, v in raw.items())
+
+
+def _each(section: str, name: str, build: Any, *args: Any) -> Any:
+    try:
+        return build(name, *args)
+    except CatalogEntryError:
+        raise
+    except UsageError as exc:
+        raise CatalogEntryError(f"{section}.{name}", exc.message) from None
+    except _BUILD_ERRORS as exc:
+        kind = type(exc).__name__
+        reason = f"lacks a key: {exc}" if isinstance(exc, KeyError) else f"{kind}: {exc}"
+        raise CatalogEntryError(f"{section}.{name}", reason) from None
+
+
 @cache
 def _load(override: str | None) -> Catalog:
     del override  # the cache key: a changed $ARCHFORM_CATALOG loads again
     data = catalog_data()
-    families: dict[str, Any] = data.get("families") or {}
-    gpus = {name: _gpu(name, raw) for name, raw in sorted(data["gpus"].items())}
+    _non_finite(data, "")
+    families: dict[str, Any] = dict(_entries(data, "families"))
+    gpus = {name: _each("gpus", name, _gpu, raw) for name, raw in _entries(data, "gpus")}
     instances = {
-        name: _instance(name, raw, families) for name, raw in sorted(data["instances"].items())
+        name: _each("instances", name, _instance, raw, families)
+        for name, raw in _entries(data, "instances")
     }
     services = data.get("services") or {}
     lustre = {p: _lustre(p, raw) for p, raw in sorted((services.get("lustre") or {}).items())}
@@ -350,6 +400,12 @@ def _load(override: str | None) -> Catalog:
         int(vmss.get("single_placement_group_max_vms", 100)), str(vmss.get("source", ""))
     )
     pattern = str((data.get("naming") or {}).get("gpu_type_pattern", ""))
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise CatalogEntryError(
+            "naming.gpu_type_pattern", f"not a regular expression ({exc})"
+        ) from None
     images = {kind: str(raw["image"]) for kind, raw in sorted((data.get("servers") or {}).items())}
     partial = {
         name: PartialGpu(
@@ -369,11 +425,18 @@ def _load(override: str | None) -> Catalog:
 def load_catalog() -> Catalog:
     """The catalog (loaded once per $ARCHFORM_CATALOG value; bundled when it is unset)."""
     override = os.environ.get(CATALOG_ENV) or None
+    where = f"{CATALOG_ENV}={override}" if override else "the bundled catalog"
+    hint = "compare the entry with its neighbours in catalog.yaml; every key is required"
     try:
         return _load(override)
-    except (KeyError, TypeError, ValueError) as exc:
-        where = f"{CATALOG_ENV}={override}" if override else "the bundled catalog"
+    except CatalogEntryError as exc:
+        raise UsageError(f"{where}: {exc}", hint) from None
+    except UsageError as exc:
+        if exc.message.startswith(where):
+            raise
+        raise UsageError(f"{where}: {exc.message}", exc.hint or hint) from None
+    except _BUILD_ERRORS as exc:
         raise UsageError(
             f"{where}: an entry lacks a key or has a wrong type ({type(exc).__name__}: {exc})",
-            "compare the entry with its neighbours in catalog.yaml; every key is required",
+            hint,
         ) from None

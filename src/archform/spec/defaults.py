@@ -45,7 +45,9 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
     elif kind == "InferenceFleet":
         pool = data.get("gpu_pool")
         if isinstance(pool, dict):
-            _fill_group(doc, catalog, pool, ("gpu_pool",), provider, problems, cpu=False)
+            _fill_group(
+                doc, catalog, pool, ("gpu_pool",), provider, problems, cpu=False, needs_gpu=True
+            )
         server = data.get("server")
         if isinstance(server, dict) and "image" not in server:
             image = catalog.server_images.get(str(server.get("kind", "vllm")))
@@ -222,6 +224,7 @@ def _fill_group(
     problems: list[SpecProblem],
     *,
     cpu: bool = True,
+    needs_gpu: bool = False,
 ) -> InstanceInfo | None:
     itype = group.get("instance_type")
     gpu = group.get("gpu")
@@ -289,6 +292,19 @@ def _fill_group(
                 "pick an instance type of the provider, or fix placement.provider",
             )
         )
+    if needs_gpu and not info.is_gpu:
+        # pods would request nvidia.com/gpu on nodes that have none and stay Pending forever
+        problems.append(
+            _problem(
+                doc,
+                (*loc, "instance_type"),
+                f"{itype} is a CPU instance type ({info.vcpus} vCPUs, no GPUs); "
+                "a gpu_pool needs GPU nodes",
+                "choose a GPU instance type of the provider, e.g. g6.xlarge (aws), "
+                "g2-standard-4 (gcp) or Standard_NC4as_T4_v3 (azure)",
+            )
+        )
+        return info
     if info.is_gpu:
         _check_gpu(doc, catalog, info, group, loc, problems)
     elif isinstance(gpu, dict):

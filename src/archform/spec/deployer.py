@@ -121,7 +121,7 @@ def check_deployer(add: Add, fleet: Any) -> None:
             )
         ids = {r: network for r in regions}
     for region, value in ids.items():
-        if not form.match(value):
+        if not form.fullmatch(value):
             loc = (*where, "network", region) if isinstance(network, dict) else (*where, "network")
             add(loc, f"{value!r} is not {example.split(',')[0]}", f"use {example}")
     if not deployer.cidrs:

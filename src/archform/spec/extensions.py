@@ -65,7 +65,7 @@ def _files(root: Path, rel: str) -> list[tuple[str, Path]]:
             raise ExtensionError(
                 f"{rel}/{inner} is a symlink or special file", "keep only regular files there"
             )
-        if not all(_NAME.match(part) for part in inner.split("/")):
+        if not all(_NAME.fullmatch(part) for part in inner.split("/")):
             raise ExtensionError(
                 f"{rel}/{inner}: names may use letters, digits, '_', '.' and '-' only",
                 "rename the file",

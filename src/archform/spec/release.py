@@ -30,8 +30,8 @@ RELEASE_FILE = "release.json"
 # Registry folder of the release pointers, beside the model's version folders. Versions
 # start with a letter or digit (VERSION in promote.manifest), so no version can be named so.
 POINTER_FOLDER = "_releases"
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_CHECKSUM = re.compile(r"^(sha256:[0-9a-f]{64})?$")
+_VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_CHECKSUM = re.compile(r"(sha256:[0-9a-f]{64})?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +112,20 @@ def parse_release(raw: bytes, where: str, hint: str) -> Release:
         )
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{where}: not a valid release file ({exc})", hint) from None
-    if not _VERSION.match(release.version):
+    if not _VERSION.fullmatch(release.version):
         raise UsageError(f"{where}: version {release.version!r} is not valid", hint)
-    if not _CHECKSUM.match(release.checksum):
+    if not _CHECKSUM.fullmatch(release.checksum):
         raise UsageError(f"{where}: checksum {release.checksum!r} is not sha256:<hex>", hint)
     try:
         _, version = split_source(release.source)
     except ValueError as exc:
         raise UsageError(f"{where}: {exc}", hint) from None
+    _, _, rest = release.source.partition("://")
+    if "" in rest.removesuffix("/").split("/") or any(c.isspace() for c in release.source):
+        # S3, GCS and Blob keys are literal: `s3://b//m/v1` names another object than `s3://b/m/v1`
+        raise UsageError(
+            f"{where}: source {release.source!r} has an empty or blank path segment", hint
+        )
     if version != release.version:
         raise UsageError(
             f"{where}: source {release.source!r} is not the folder of version {release.version!r}",

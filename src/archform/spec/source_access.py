@@ -39,9 +39,9 @@ def blob_account(source: str) -> str | None:
     """The storage account an Azure blob URL (or az://<account>/...) names, else None."""
     parsed = urlparse(source)
     if parsed.scheme == "az":
-        match = ACCOUNT.match(parsed.hostname or "")
+        match = ACCOUNT.fullmatch(parsed.hostname or "")
     else:
-        match = BLOB_HOST.match(parsed.hostname or "") if parsed.scheme == "https" else None
+        match = BLOB_HOST.fullmatch(parsed.hostname or "") if parsed.scheme == "https" else None
     return match.group("account") if match else None
 
 
@@ -63,7 +63,7 @@ def check_source_account(add: Add, fleet: Any) -> None:
             f"add model.source_account_id: {FORM}{account}",
         )
         return
-    match = ACCOUNT_ID.match(given)
+    match = ACCOUNT_ID.fullmatch(given)
     if match is None:
         add(where, f"{given!r} is not a storage account resource id", f"use {FORM}{account}")
     elif match.group("account").lower() != account:

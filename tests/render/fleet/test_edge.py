@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+import support
 from archform.render.generate import build_files
 from archform.render.targets.kubernetes.shipped import archform_frontdoor
 from support import programs
@@ -167,7 +168,7 @@ def test_front_door_check_admits_only_this_profile(monkeypatch: pytest.MonkeyPat
     assert not archform_frontdoor.allowed("/v1/models", "GET", other, MOCK_FRONT_DOOR_ID)
     # No id configured: nothing under /v1 is served (fail closed).
     assert not archform_frontdoor.allowed("/v1/models", "GET", MOCK_FRONT_DOOR_ID, "")
-    pytest.importorskip("starlette")
+    support.require_module("starlette")
     response = send("/v1/completions", other)
     assert response.status_code == 403
 

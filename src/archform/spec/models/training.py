@@ -402,6 +402,14 @@ class Scheduler(Strict):
                         f"account {account.name!r} names QOS {name!r}, which is not defined",
                         f"add it under qos:, or use one of {', '.join(sorted(known_qos))}",
                     )
+        if self.kind == "slurm" and not self.partitions:
+            # slurm.conf without a PartitionName line: sbatch and srun have nowhere to put a
+            # job (https://slurm.schedmd.com/slurm.conf.html#SECTION_PARTITION-CONFIGURATION)
+            raise FieldError(
+                "partitions",
+                "a Slurm scheduler needs at least one partition; with none, no job can run",
+                "remove `partitions: []` to get the default train partition, or list one",
+            )
         defaults = [p.name for p in self.partitions if p.default]
         if len(defaults) > 1:
             raise FieldError(

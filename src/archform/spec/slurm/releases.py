@@ -49,7 +49,7 @@ def parse_version(text: str) -> SlurmVersion:
     Raises ValueError on anything else.
     """
     word = text.strip().split()[-1] if text.strip() else ""
-    match = _VERSION.match(word)
+    match = _VERSION.fullmatch(word)
     if not match:
         raise ValueError(f"not a Slurm version: {text!r} (expected e.g. 24.11 or 24.11.5)")
     major, minor, patch = match.groups()
@@ -63,7 +63,7 @@ def _data_dir() -> Any:
 @cache
 def supported_releases() -> tuple[str, ...]:
     """Releases with an option table in data/slurm, oldest first ('22.05', ..., '26.05')."""
-    names = [p.name[:-5] for p in _data_dir().iterdir() if _VERSION.match(p.name[:-5] or "-")]
+    names = [p.name[:-5] for p in _data_dir().iterdir() if _VERSION.fullmatch(p.name[:-5] or "-")]
     return tuple(sorted(names, key=lambda r: parse_version(r)))
 
 
