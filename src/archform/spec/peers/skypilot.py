@@ -20,46 +20,64 @@ NAME = "skypilot"
 TITLE = "SkyPilot task YAML"
 DOCS = "https://docs.skypilot.co/en/latest/reference/yaml-spec.html"
 
+# The keys SkyPilot's own JSON Schemas allow (additionalProperties: False), as of
+# skypilot-org/skypilot@00052dfe sky/utils/schemas.py: get_task_schema (task), get_resources_schema
+# (resources, also each any_of / ordered entry) and get_storage_schema (a file_mounts store).
+# Keys with a leading underscore there are internal ("should not be specified in the task
+# config") and are not accepted here. spot_recovery, the older name of job_recovery, is kept
+# so files written for earlier releases still read.
 TOP_KEYS = (
     "name",
     "workdir",
+    "event_callback",
     "num_nodes",
     "resources",
-    "envs",
-    "secrets",
-    "volumes",
     "file_mounts",
+    "service",
+    "pool",
     "setup",
     "run",
-    "service",
+    "envs",
+    "secrets",
+    "managed_secrets",
+    "inputs",
+    "outputs",
+    "file_mounts_mapping",
     "config",
-    "event_callback",
+    "volumes",
+    "volume_mounts",
+    "api_server_access",
 )
 RESOURCE_KEYS = (
-    "infra",
     "cloud",
     "region",
     "zone",
-    "accelerators",
-    "accelerator_args",
-    "instance_type",
+    "infra",
     "cpus",
     "memory",
+    "accelerators",
+    "instance_type",
     "use_spot",
     "job_recovery",
     "spot_recovery",
+    "volumes",
     "disk_size",
+    "ephemeral_storage",
     "disk_tier",
     "network_tier",
+    "local_disk",
+    "max_hourly_cost",
     "ports",
-    "image_id",
     "labels",
+    "accelerator_args",
+    "image_id",
     "autostop",
+    "priority",
+    "priority_class",
     "any_of",
     "ordered",
-    "priority",
 )
-MOUNT_KEYS = ("name", "source", "store", "mode", "persistent", "config")
+MOUNT_KEYS = ("name", "source", "store", "persistent", "mode", "mount_options", "type", "config")
 CLOUDS = {"aws": "aws", "gcp": "gcp", "azure": "azure"}
 # SkyPilot's GCP catalog names the A3 Mega H100 "H100-MEGA" (a3-megagpu-8g); plain "H100"
 # on GCP is a3-highgpu-8g.
