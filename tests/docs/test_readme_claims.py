@@ -56,3 +56,20 @@ def test_day1_table_covers_every_training_tree_and_states_the_cgroup_limit() -> 
     assert not missing, f"README day-1 table has no row for {missing}"
     every = rows.get("every tree", "")
     assert "cgroup v2" in every and "cgroup" in section and "cgroup v1" in section, every
+
+
+def test_install_section_gives_the_commands_the_fresh_clone_test_runs() -> None:
+    """The Install section's first command is the one tests/distribution/test_fresh_clone.py
+    runs on a fresh clone (`pipx install .`), and the extras it names exist in pyproject."""
+    install = README[README.index("## Install") : README.index("## Usage")]
+    block = re.search(r"```sh\n(.*?)```", install, re.S)
+    assert block, "README's Install section has no sh block"
+    commands = [line.split("#")[0].strip() for line in block.group(1).splitlines()]
+    assert commands[0] == "pipx install .", commands
+    fresh = (ROOT / "tests" / "distribution" / "test_fresh_clone.py").read_text("utf-8")
+    assert '["pipx", "install", str(repo)]' in fresh
+    extras = set(re.findall(r"'\.\[([a-z,]+)\]'", install))
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")
+    declared = set(re.findall(r"^([a-z]+) = \[", pyproject, re.M))
+    named = {e for group in extras for e in group.split(",")}
+    assert named and named <= declared, (named, declared)
