@@ -299,8 +299,15 @@ def test_aws_purchase_options_reach_the_launch_template(
     )
     assert lt.inputs.get("instanceMarketOptions") == market
     assert lt.inputs.get("capacityReservationSpecification") == reservation
-    # Without a Capacity Block the nodes go into the cluster placement group.
-    (pg,) = run.of_type("aws:ec2/placementGroup:PlacementGroup")
+    groups = run.of_type("aws:ec2/placementGroup:PlacementGroup")
+    if "capacity_reservation_id" in purchase:
+        # A targeted reservation places its nodes itself: no second placement group on top
+        # (issue 22; ParallelCluster's PlacementGroupCapacityTypeValidator, AWS's p5 configs).
+        assert groups == []
+        assert "groupName" not in (lt.inputs.get("placement") or {})
+        return
+    # Otherwise (no Capacity Block, no targeted reservation) the cluster placement group.
+    (pg,) = groups
     assert pg.inputs["strategy"] == "cluster"
     assert lt.inputs["placement"]["groupName"] == pg.inputs.get("name", pg.name)
 
