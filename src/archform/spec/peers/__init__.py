@@ -90,6 +90,7 @@ __all__ = [
 # name -> module; each module is one reader (see the docstring for its interface).
 READERS: dict[str, str] = {
     "parallelcluster": "archform.spec.peers.parallelcluster",
+    "skyserve": "archform.spec.peers.skyserve",
     "skypilot": "archform.spec.peers.skypilot",
     "cluster-toolkit": "archform.spec.peers.cluster_toolkit",
 }
