@@ -63,3 +63,49 @@ def test_detected_by_content_not_name() -> None:
 def test_import_then_lint_gives_the_same_rule_codes(path: Path) -> None:
     source, imported, _ = round_trip(path)
     assert imported == source
+
+
+def test_partitions_hold_the_nodesets_they_reference_or_use() -> None:
+    (doc,) = load_paths([HERE / "partitions_hold_nodesets.yaml"]).documents
+    assert doc.peer is not None
+    train, debug = doc.peer.mapped["scheduler"]["partitions"]
+    # `nodeset: [$(a3mega.nodeset)]` names the first nodeset (archform's group "gpu"); the
+    # debug partition's `use: [debug]` feeds the debug nodeset's `nodeset` output into its
+    # `nodeset` input (gcluster's useModule).
+    assert (train["name"], train["groups"]) == ("train", ["gpu"])
+    assert (debug["name"], debug["groups"]) == ("debug", ["debug"])
+    assert doc.peer.origins[("scheduler", "partitions", 1, "groups", 0)].pos.line == 41
+
+
+def test_a3_mega_without_gpu_vpcs_trains_over_the_system_nic() -> None:
+    (doc,) = load_paths([HERE / "a3mega_no_gpu_networks.yaml"]).documents
+    assert doc.peer is not None
+    # a3-megagpu-8g: 8 GPU VPCs for GPUDirect-TCPXO, one 200 Gbps gVNIC on the system VPC
+    # (https://cloud.google.com/compute/docs/gpus/gpudirect).
+    assert doc.peer.mapped["fabric"] == {"kind": "ethernet", "gbps_per_node": 200}
+    (with_nets,) = load_paths([HERE / "a3mega_debug.yaml"]).documents
+    assert with_nets.peer is not None and "fabric" not in with_nets.peer.mapped
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        (
+            "unknown_module_in_use.yaml",
+            'unknown module id: "sysnett" (hint: did you mean "sysnet"?)',
+        ),
+        (
+            "unknown_output.yaml",
+            'module "sysnet" does not have output "subnet_self_link" '
+            '(hint: did you mean "subnetwork_self_link"?)',
+        ),
+        (
+            "later_group_reference.yaml",
+            "references to outputs from other groups must be to earlier groups: sysnet is in "
+            "a later group",
+        ),
+        ("undefined_var.yaml", 'module "nodeset" references unknown global variable "gpu_machine"'),
+    ],
+)
+def test_references_fail_in_gclusters_words(name: str, words: str) -> None:
+    assert words in assert_refused(HERE / name)
