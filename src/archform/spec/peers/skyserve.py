@@ -549,7 +549,14 @@ def _server(m: Mapper, res: Loc, candidates: list[Loc], used: Used) -> None:
         return match.group(0)
 
     cmd = _vllm(_ENV.sub(expand, run)) if isinstance(run, str) else None
-    if cmd is None or not cmd.model:
+    if cmd is not None and not cmd.model:
+        m.error(
+            ("run",),
+            "the vLLM command in run names no model (neither `vllm serve MODEL` nor --model)",
+            "put the model right after `vllm serve`, or give --model MODEL",
+        )
+        return
+    if cmd is None:
         m.error(
             ("run",),
             "no vLLM server in run: archform reads a service whose run starts "
@@ -563,10 +570,9 @@ def _server(m: Mapper, res: Loc, candidates: list[Loc], used: Used) -> None:
     for flag in cmd.order:
         m.at[("run", flag)] = _locate(m, flag, serve_pos)
     model_src: Loc = ("run", "--model") if "--model" in cmd.flags else ("run", "model")
+    model = str(cmd.model)
     if model_src not in m.at:
-        raw_model = next(
-            (t for t in str(run).split() if cmd.model in _ENV.sub(expand, t)), cmd.model
-        )
+        raw_model = next((t for t in str(run).split() if model in _ENV.sub(expand, t)), model)
         m.at[model_src] = _locate(m, raw_model, serve_pos)
     m.put(("server", "kind"), "vllm", ("run", "vllm"))
     _model(m, cmd, model_src, used)
