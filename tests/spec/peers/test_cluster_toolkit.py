@@ -109,3 +109,41 @@ def test_a3_mega_without_gpu_vpcs_trains_over_the_system_nic() -> None:
 )
 def test_references_fail_in_gclusters_words(name: str, words: str) -> None:
     assert words in assert_refused(HERE / name)
+
+
+MODULE_OUTPUT_BLUEPRINT = """\
+blueprint_name: outputs
+vars:
+  deployment_name: outputs
+  region: us-central1
+  zone: us-central1-a
+deployment_groups:
+  - group: cluster
+    modules:
+      - id: sysnet
+        source: modules/network/vpc
+      - id: startup
+        source: modules/scripts/startup-script
+      - id: gpunets
+        source: modules/network/multivpc
+      - id: nodeset
+        source: community/modules/compute/schedmd-slurm-gcp-v6-nodeset
+        use: [sysnet, gpunets]
+        settings:
+          machine_type: a3-megagpu-8g
+          node_count_static: $(sysnet.network_name)
+          startup_script: $(startup.startup_script)
+"""
+
+
+def test_a_module_output_is_reported_not_mapped_and_unknown_modules_pass_unchecked() -> None:
+    (doc,) = load_text(MODULE_OUTPUT_BLUEPRINT, "bp.yaml").documents
+    assert doc.peer is not None
+    notes = {n.path: n.message for n in doc.peer.notes}
+    # A whole-value output is a Terraform output, known only once deployed.
+    count = "deployment_groups[0].modules[3].settings.node_count_static"
+    assert "known only once deployed" in notes[count]
+    # startup-script is not in archform's module table: its outputs are not checked.
+    script = "deployment_groups[0].modules[3].settings.startup_script"
+    assert "references startup.startup_script" in notes[script]
+    assert doc.peer.mapped["compute"]["nodes"] == 1

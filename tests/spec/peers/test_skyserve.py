@@ -124,3 +124,12 @@ def test_detected_by_content_not_name() -> None:
     assert task is not None and task.NAME == "skypilot"
     service = reader_for({"service": {"replicas": 1}, "run": "x"})
     assert service is not None and service.NAME == "skyserve"
+
+
+def test_a_70b_model_on_one_l4_is_reported_with_its_weights() -> None:
+    result = lint(load_paths([HERE / "llama70b_on_one_l4.yaml"]), today=TODAY)
+    (hit,) = [f for f in result.findings if f.rule == "INF008"]
+    # Llama 3.1 70B has 70.6e9 parameters (its model card): 141 GB of bf16 weights, 131.5 GiB,
+    # against one L4's 24 GB. The finding sits on the vllm command's line.
+    assert "131.5 GiB weights" in hit.message
+    assert (hit.line, hit.column) == (10, 6)
