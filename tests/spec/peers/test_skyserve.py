@@ -133,3 +133,13 @@ def test_a_70b_model_on_one_l4_is_reported_with_its_weights() -> None:
     # against one L4's 24 GB. The finding sits on the vllm command's line.
     assert "131.5 GiB weights" in hit.message
     assert (hit.line, hit.column) == (10, 6)
+
+
+def test_a_switch_before_the_model_does_not_swallow_it() -> None:
+    # --enable-prefix-caching takes no value (vLLM engine args), so the model after it is
+    # still the positional model.
+    (doc,) = load_paths([HERE / "vllm_two_regions.yaml"]).documents
+    assert doc.peer is not None
+    assert doc.peer.mapped["model"]["base"] == "llama-3.1-8b"
+    (note,) = [n for n in doc.peer.notes if n.path == "run"]
+    assert "--gpu-memory-utilization, --enable-prefix-caching" in note.message

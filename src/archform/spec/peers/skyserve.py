@@ -89,6 +89,24 @@ _SUFFIX = re.compile(
 )
 API_SERVER = "vllm.entrypoints.openai.api_server"
 _STOP = frozenset({"&&", "||", ";", "|", "&", ">", ">>", "<", "2>", "2>&1"})
+# vLLM flags that take no value (store_true / BooleanOptionalAction in vLLM's engine and
+# server arguments, https://docs.vllm.ai/en/latest/configuration/engine_args.html), so the
+# word after one is the next argument (the model, when it comes last).
+SWITCHES = frozenset(
+    {
+        "--trust-remote-code",
+        "--enforce-eager",
+        "--enable-prefix-caching",
+        "--no-enable-prefix-caching",
+        "--enable-chunked-prefill",
+        "--no-enable-chunked-prefill",
+        "--disable-log-requests",
+        "--disable-log-stats",
+        "--enable-auto-tool-choice",
+        "--disable-custom-all-reduce",
+        "--enable-lora",
+    }
+)
 DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16"}
 QUANTIZATION = {
     "fp8": "fp8",
@@ -493,7 +511,9 @@ def _flags(tokens: list[str]) -> Command:
             name, eq, value = token.partition("=")
             if not eq:
                 nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-                if nxt and not nxt.startswith("-") and nxt not in _STOP:
+                if name in SWITCHES:
+                    value = "true"
+                elif nxt and not nxt.startswith("-") and nxt not in _STOP:
                     value = nxt
                     i += 1
                 else:
