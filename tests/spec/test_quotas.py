@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from archform.cli._app import build
+from archform.spec import InferenceFleet, load_text
 from archform.spec.quotas import quotas
 from support import BLUEPRINTS
 
@@ -63,3 +64,136 @@ def test_sixty_thousand_ranges_are_one_line_fast(tmp_path: Path) -> None:
     cidrs = [f"10.{i // 256 % 256}.{i % 256}.0/28" for i in range(60_000)]
     code, lines = _validate(_with_cidrs(tmp_path, cidrs))
     assert code == 2 and len(lines) == 1 and "access.ssh_cidrs[60]" in lines[0], lines[:3]
+
+
+# The published defaults, read off each vendor page (not from quotas.yaml): AWS VPC quotas
+# (security groups), the EKS service quotas table, the AKS authorized IP ranges page and
+# Azure's networking limits (Azure Resource Manager).
+PUBLISHED = {
+    ("aws", "security_group_inbound_rules"): 60,
+    ("aws", "kubernetes_api_public_cidrs"): 40,
+    ("azure", "kubernetes_api_public_cidrs"): 200,
+    ("azure", "nsg_source_addresses"): 4000,
+}
+VENDOR_DOCS = (
+    "https://docs.aws.amazon.com/",
+    "https://learn.microsoft.com/",
+    "https://cloud.google.com/",
+)
+
+
+def test_the_quotas_are_the_published_defaults() -> None:
+    assert {key: q.default for key, q in quotas().items()} == PUBLISHED
+
+
+def test_every_quota_names_the_vendor_page_it_comes_from() -> None:
+    for key, quota in quotas().items():
+        assert quota.source.startswith(VENDOR_DOCS), key
+        assert quota.quota and quota.fix and quota.raise_how, key
+
+
+def _public(n: int) -> list[str]:
+    """n distinct public /24s (52.0.0.0/8 is AWS space, public in spec/data/addresses.yaml)."""
+    return [f"52.{i // 256}.{i % 256}.0/24" for i in range(n)]
+
+
+def _edit(source: Path, tmp_path: Path, old: str, new: str) -> Path:
+    text = source.read_text()
+    assert text.count(old) == 1, old
+    out = tmp_path / source.name
+    out.write_text(text.replace(old, new))
+    return out
+
+
+def _listed(key: str, indent: int, values: list[str]) -> str:
+    pad = " " * indent
+    return f"{key}:\n" + "".join(f"{pad}  - {v}\n" for v in values)
+
+
+def _where(bp: Path, value: str) -> tuple[int, int]:
+    """(line, column) of the list entry `value` in `bp`, 1-based."""
+    for number, line in enumerate(bp.read_text().splitlines(), 1):
+        if line.rstrip().endswith(f"- {value}"):
+            return number, line.index(value) + 1
+    raise AssertionError(value)
+
+
+def _refused_at(bp: Path, value: str, path: str, *needles: str) -> None:
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines[:3]
+    line, col = _where(bp, value)
+    assert lines[0].startswith(f"{bp}:{line}:{col}: error: {path}: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+EKS = BLUEPRINTS / "inference-h100-single-region.yaml"
+AKS = BLUEPRINTS / "inference-3region-a10.yaml"
+API = "api_access_cidrs: [10.0.0.0/8]"
+
+
+@pytest.mark.parametrize(("source", "limit"), [(EKS, 40), (AKS, 200)], ids=["eks", "aks"])
+def test_public_api_ranges_up_to_the_limit_validate(
+    tmp_path: Path, source: Path, limit: int
+) -> None:
+    # 10.0.0.0/8 stays: it covers the deployer's private CIDRs and is not on the public list.
+    bp = _edit(
+        source, tmp_path, API, _listed("api_access_cidrs", 2, ["10.0.0.0/8", *_public(limit)])
+    )
+    code, lines = _validate(bp)
+    assert code == 0, lines[:3]
+
+
+@pytest.mark.parametrize(("source", "limit"), [(EKS, 40), (AKS, 200)], ids=["eks", "aks"])
+def test_public_api_ranges_over_the_limit_are_refused_at_the_first_over(
+    tmp_path: Path, source: Path, limit: int
+) -> None:
+    cidrs = _public(limit + 1)
+    bp = _edit(source, tmp_path, API, _listed("api_access_cidrs", 2, ["10.0.0.0/8", *cidrs]))
+    # the entry over the limit is index limit + 1 (10.0.0.0/8 is index 0 and not counted)
+    _refused_at(
+        bp,
+        cidrs[limit],
+        rf"kubernetes.api_access_cidrs[{limit + 1}]",
+        f"{limit + 1} ranges on the public Kubernetes API endpoint",
+        f"allows {limit} ",
+        "not adjustable" if source == EKS else "fixed",
+    )
+
+
+def test_eks_counts_the_deployers_public_egress_too(tmp_path: Path) -> None:
+    # all API ranges private: the public endpoint lists only the deployer's egress CIDRs
+    old = "  deployer:\n    network: tgw-0a1b2c3d4e5f60718\n    cidrs: [10.0.0.0/24]\n"
+    egress = _public(41)
+    bp = _edit(EKS, tmp_path, old, "  deployer:\n    " + _listed("cidrs", 4, egress))
+    _refused_at(bp, egress[40], "kubernetes.deployer.cidrs[40]", "allows 40 public endpoint")
+    bp = _edit(EKS, tmp_path, old, "  deployer:\n    " + _listed("cidrs", 4, egress[:40]))
+    assert _validate(bp)[0] == 0
+
+
+AZURE = BLUEPRINTS / "azure-nd-h100-v5.yaml"
+
+
+@pytest.mark.parametrize("over", [False, True], ids=["at-limit", "over"])
+def test_azure_nsg_source_addresses(tmp_path: Path, over: bool) -> None:
+    cidrs = [f"10.{i // 256}.{i % 256}.0/24" for i in range(4000 + over)]
+    bp = _edit(AZURE, tmp_path, ONE, _listed("ssh_cidrs", 2, cidrs))
+    if not over:
+        assert _validate(bp)[0] == 0
+        return
+    _refused_at(
+        bp, cidrs[4000], "access.ssh_cidrs[4000]", "4,001 SSH ranges", "allows 4,000 source"
+    )
+
+
+def test_the_counted_public_ranges_are_the_ones_the_fleet_program_gets() -> None:
+    from archform.render.targets.fleet.view import fleet_view
+    from archform.spec.quotas import api_public_cidrs
+    from support.fleet_cases import fleet_cases
+
+    mixed = AKS.read_text().replace(API, "api_access_cidrs: [10.0.0.0/8, 52.1.0.0/16]")
+    cases = [case.load()[0] for case in fleet_cases()]
+    cases.append(load_text(mixed, "<mixed>").of_kind(InferenceFleet)[0].model)
+    assert any(api_public_cidrs(fleet) for fleet in cases)
+    for fleet in cases:
+        assert api_public_cidrs(fleet) == fleet_view(fleet).api_public_cidrs, fleet.name

@@ -2,18 +2,27 @@
 
 A blueprint that generates more of a thing than the provider allows by default validates
 but fails at `pulumi up`, often halfway through; these checks find it at the blueprint line.
-The SSH allow-list is the first: on AWS archform writes one ingress rule per `ssh_cidrs`
-entry into the cluster's SSH security group (templates/pulumi/aws/network.py.j2).
+Each check counts what archform's generated program creates for the blueprint (the template
+that creates it is named beside each count) and reports the first field over a quota.
 """
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from archform.spec.addresses import public_addresses
 from archform.spec.datafile import load_data
+from archform.spec.paths import Loc
+
+if TYPE_CHECKING:  # the checks read these models; the data needs none
+    from archform.spec.models.inference import InferenceFleet
+    from archform.spec.models.training import TrainingCluster
+
+PROVIDER_NAMES = {"aws": "AWS", "gcp": "Google Cloud", "azure": "Azure"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,16 +31,37 @@ class Quota:
 
     provider: str
     name: str
+    quota: str  # the provider's own name for it
+    code: str | None  # the provider's quota code, where it has one (AWS Service Quotas)
     what: str
     default: int
     adjustable: bool
     raise_how: str
+    fix: str
     source: str
 
     def hint(self) -> str:
         """How to stay under it or raise it, with the source."""
-        how = f"or raise it: {self.raise_how}" if self.adjustable else "it cannot be raised"
-        return f"merge ranges into fewer, larger blocks, {how}; source: {self.source}"
+        how = f", or raise it: {self.raise_how}" if self.adjustable else f"; {self.raise_how}"
+        return f"{self.fix}{how}; source: {self.source}"
+
+    def allows(self) -> str:
+        """`AWS allows 60 inbound rules per ... by default`."""
+        return f"{PROVIDER_NAMES[self.provider]} allows {self.default:,} {self.what} by default"
+
+
+@dataclass(frozen=True, slots=True)
+class Over:
+    """A field of the blueprint that makes the generated program exceed one quota."""
+
+    loc: Loc
+    quota: Quota
+    count: int
+    found: str  # what the blueprint makes archform create, e.g. "61 SSH ranges of IPv4 ..."
+
+
+def _text(raw: Any) -> str:
+    return " ".join(str(raw).split())
 
 
 @cache
@@ -42,10 +72,13 @@ def quotas() -> dict[tuple[str, str], Quota]:
         (provider, name): Quota(
             provider,
             name,
-            str(raw["what"]),
+            _text(raw["quota"]),
+            None if raw.get("code") is None else str(raw["code"]),
+            _text(raw["what"]),
             int(raw["default"]),
             bool(raw["adjustable"]),
-            " ".join(str(raw["raise"]).split()),
+            _text(raw["raise"]),
+            _text(raw["fix"]),
             str(raw["source"]),
         )
         for provider, entries in sorted(data.items())
@@ -53,9 +86,28 @@ def quotas() -> dict[tuple[str, str], Quota]:
     }
 
 
+def _quota(provider: str, name: str) -> Quota | None:
+    return quotas().get((provider, name))
+
+
+def _first_over(quota: Quota | None, items: list[tuple[Loc, int]], found: str) -> Iterator[Over]:
+    """Count `items` (where, how many each adds) and yield the first that passes the quota."""
+    if quota is None:
+        return
+    total = sum(n for _, n in items)
+    if total <= quota.default:
+        return
+    running = 0
+    for loc, n in items:
+        running += n
+        if running > quota.default:
+            yield Over(loc, quota, total, found.format(total=f"{total:,}"))
+            return
+
+
 def ssh_rule_overflow(provider: str, cidrs: list[str]) -> tuple[int, Quota, int] | None:
     """(index of the first entry over the quota, the quota, rules of that family) or None."""
-    quota = quotas().get((provider, "security_group_inbound_rules"))
+    quota = _quota(provider, "security_group_inbound_rules")
     if quota is None:
         return None
     seen = {4: 0, 6: 0}
@@ -66,3 +118,74 @@ def ssh_rule_overflow(provider: str, cidrs: list[str]) -> tuple[int, Quota, int]
             total = sum(1 for c in cidrs if ipaddress.ip_network(c, strict=False).version == family)
             return index, quota, total
     return None
+
+
+def training_overs(cluster: TrainingCluster) -> list[Over]:
+    """Quotas a training cluster's generated program exceeds, first field over each."""
+    provider = cluster.placement.provider
+    cidrs = list(cluster.access.ssh_cidrs)
+    out: list[Over] = []
+    over = ssh_rule_overflow(provider, cidrs)
+    if over is not None:
+        index, quota, total = over
+        # templates/pulumi/aws/network.py: one ingress rule per ssh_cidrs entry, one group.
+        out.append(
+            Over(
+                ("access", "ssh_cidrs", index),
+                quota,
+                total,
+                f"{total} SSH ranges of one address family become {total} rules in one "
+                "security group",
+            )
+        )
+    # templates/pulumi/azure/network.py: one NSG rule whose source_address_prefixes are
+    # every ssh_cidrs entry.
+    out += _first_over(
+        _quota(provider, "nsg_source_addresses"),
+        [(("access", "ssh_cidrs", i), 1) for i in range(len(cidrs))],
+        "{total} SSH ranges become the source addresses of one network security group",
+    )
+    return out
+
+
+def api_public_cidrs(fleet: InferenceFleet) -> list[str]:
+    """The blueprint's API ranges the public endpoint admits (render.fleet: api_public_cidrs).
+
+    None when every range is private (the endpoint is then private); otherwise the ranges
+    that admit a public address.
+    """
+    cidrs = list(fleet.kubernetes.api_access_cidrs)
+    if all(public_addresses(c) == 0 for c in cidrs):
+        return []
+    return [c for c in cidrs if public_addresses(c) > 0]
+
+
+def _public_endpoint_items(fleet: InferenceFleet) -> list[tuple[Loc, int]]:
+    """Each range the public API endpoint lists, where it is written.
+
+    The fleet programs pass api_public_cidrs plus, when kubernetes.deployer has no network,
+    the deployer's public egress CIDRs (templates/pulumi/fleet/{aws,azure}.py.j2,
+    PUBLIC_CIDRS). Stack config can add more at deploy time; those are not counted here.
+    """
+    public = set(api_public_cidrs(fleet))
+    items: list[tuple[Loc, int]] = [
+        (("kubernetes", "api_access_cidrs", i), 1)
+        for i, c in enumerate(fleet.kubernetes.api_access_cidrs)
+        if c in public
+    ]
+    dep = fleet.kubernetes.deployer
+    if dep is not None and dep.network is None:
+        items += [(("kubernetes", "deployer", "cidrs", i), 1) for i in range(len(dep.cidrs))]
+    return items
+
+
+def fleet_overs(fleet: InferenceFleet) -> list[Over]:
+    """Quotas each region's generated cluster exceeds, first field over each."""
+    provider = fleet.placement.provider
+    out: list[Over] = []
+    out += _first_over(
+        _quota(provider, "kubernetes_api_public_cidrs"),
+        _public_endpoint_items(fleet),
+        "{total} ranges on the public Kubernetes API endpoint of each cluster",
+    )
+    return out
