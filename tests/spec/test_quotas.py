@@ -197,3 +197,119 @@ def test_the_counted_public_ranges_are_the_ones_the_fleet_program_gets() -> None
     assert any(api_public_cidrs(fleet) for fleet in cases)
     for fleet in cases:
         assert api_public_cidrs(fleet) == fleet_view(fleet).api_public_cidrs, fleet.name
+
+
+PUBLISHED |= {("aws", "nodes_per_node_pool"): 450, ("azure", "nodes_per_node_pool"): 1000}
+
+
+def _at(bp: Path, written: str) -> tuple[int, int]:
+    """(line, column) of the value of `key: value` written once in `bp`, 1-based."""
+    hits = [
+        (number, line.index(written) + written.index(": ") + 3)
+        for number, line in enumerate(bp.read_text().splitlines(), 1)
+        if written in line
+    ]
+    assert len(hits) == 1, (written, hits)
+    return hits[0]
+
+
+def _pool_refused(bp: Path, written: str, path: str, *needles: str) -> None:
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines[:3]
+    line, col = _at(bp, written)
+    assert lines[0].startswith(f"{bp}:{line}:{col}: error: {path}: "), lines[0]
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+EKS_MAX = "max_nodes_per_region: 8"
+
+
+@pytest.mark.parametrize("nodes", [450, 451])
+def test_an_eks_gpu_pool_up_to_450_nodes_per_region(tmp_path: Path, nodes: int) -> None:
+    written = f"max_nodes_per_region: {nodes}"
+    bp = _edit(EKS, tmp_path, EKS_MAX, written)
+    if nodes == 450:
+        assert _validate(bp)[0] == 0
+        return
+    _pool_refused(
+        bp,
+        written,
+        "gpu_pool.max_nodes_per_region",
+        "the GPU pool of each region grows to 451 nodes",
+        "allows 450 nodes per EKS managed node group",
+        "L-BD136A63",
+    )
+
+
+def test_an_eks_on_demand_floor_is_a_node_group_of_its_own(tmp_path: Path) -> None:
+    # spot with a floor: the floor pool (451) is over, the spot pool above it (449) is not
+    pool = "  purchase: spot\n  on_demand_floor_per_region: 451\n  fabric: ethernet\n"
+    text = "  purchase: on_demand\n  fabric: ethernet\n"
+    bp = _edit(EKS, tmp_path, text, pool)
+    bp.write_text(bp.read_text().replace(EKS_MAX, "max_nodes_per_region: 900"))
+    _pool_refused(
+        bp, "on_demand_floor_per_region: 451", "gpu_pool.on_demand_floor_per_region", "451 nodes"
+    )
+
+
+@pytest.mark.parametrize("nodes", [448, 449])
+def test_an_eks_system_pool_counts_its_headroom(tmp_path: Path, nodes: int) -> None:
+    # the system node group's max_size is nodes_per_region + 2
+    written = f"nodes_per_region: {nodes}"
+    bp = _edit(EKS, tmp_path, "nodes_per_region: 3", written)
+    if nodes == 448:
+        assert _validate(bp)[0] == 0
+        return
+    _pool_refused(bp, written, "system_pool.nodes_per_region", "grows to 451 nodes")
+
+
+@pytest.mark.parametrize("nodes", [1004, 1005])
+def test_an_aks_spot_pool_up_to_1000_nodes(tmp_path: Path, nodes: int) -> None:
+    # floor 4 on demand; the spot pool holds the rest: max_nodes_per_region - 4
+    written = f"max_nodes_per_region: {nodes}"
+    bp = _edit(AKS, tmp_path, "max_nodes_per_region: 40", written)
+    if nodes == 1004:
+        assert _validate(bp)[0] == 0
+        return
+    _pool_refused(
+        bp,
+        written,
+        "gpu_pool.max_nodes_per_region",
+        "the spot GPU pool of each region grows to 1,001 nodes",
+        "allows 1,000 nodes per AKS node pool",
+        "fixed",
+    )
+
+
+@pytest.mark.parametrize("count", [59, 60])
+def test_eks_private_api_ranges_fill_the_cluster_security_group(tmp_path: Path, count: int) -> None:
+    # one rule per api_access_cidrs entry plus EKS's own inbound rule: 59 fit in 60
+    cidrs = ["10.0.0.0/8", *(f"172.16.{i}.0/24" for i in range(count - 1))]
+    bp = _edit(EKS, tmp_path, API, _listed("api_access_cidrs", 2, cidrs))
+    if count == 59:
+        assert _validate(bp)[0] == 0
+        return
+    _refused_at(
+        bp,
+        cidrs[59],
+        "kubernetes.api_access_cidrs[59]",
+        "61 inbound rules in each EKS cluster security group",
+        "allows 60 inbound rules",
+        "L-0EA8095F",
+    )
+
+
+def test_the_counted_pools_are_the_ones_the_fleet_program_creates() -> None:
+    from archform.render.targets.fleet.view import fleet_view
+    from archform.spec.quotas import SYSTEM_POOL_HEADROOM, node_pools
+    from support.fleet_cases import fleet_cases
+
+    for case in fleet_cases():
+        fleet = case.load()[0]
+        view = fleet_view(fleet)
+        expected = [view.system_pool.nodes + SYSTEM_POOL_HEADROOM] + [p.max for p in view.gpu_pools]
+        assert [p.max_nodes for p in node_pools(fleet)] == expected, case.id
+    templates = Path(__file__).resolve().parents[2] / "templates" / "pulumi" / "fleet"
+    for name in ("aws.py.j2", "gcp.py.j2", "azure.py.j2"):
+        assert f'["nodes"] + {SYSTEM_POOL_HEADROOM},' in (templates / name).read_text(), name

@@ -90,14 +90,19 @@ def _quota(provider: str, name: str) -> Quota | None:
     return quotas().get((provider, name))
 
 
-def _first_over(quota: Quota | None, items: list[tuple[Loc, int]], found: str) -> Iterator[Over]:
-    """Count `items` (where, how many each adds) and yield the first that passes the quota."""
+def _first_over(
+    quota: Quota | None, items: list[tuple[Loc, int]], found: str, reserved: int = 0
+) -> Iterator[Over]:
+    """Count `items` (where, how many each adds) and yield the first that passes the quota.
+
+    `reserved`: what the provider itself puts there first (EKS's own inbound rule).
+    """
     if quota is None:
         return
-    total = sum(n for _, n in items)
+    total = reserved + sum(n for _, n in items)
     if total <= quota.default:
         return
-    running = 0
+    running = reserved
     for loc, n in items:
         running += n
         if running > quota.default:
@@ -179,6 +184,47 @@ def _public_endpoint_items(fleet: InferenceFleet) -> list[tuple[Loc, int]]:
     return items
 
 
+# Every fleet program lets the system pool grow 2 nodes past system_pool.nodes_per_region
+# (templates/pulumi/fleet/{aws,gcp,azure}.py.j2: `["nodes"] + 2`).
+SYSTEM_POOL_HEADROOM = 2
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSize:
+    """One node pool of a region's cluster: its most nodes, and the field that sets it."""
+
+    loc: Loc
+    max_nodes: int
+    what: str
+
+
+def node_pools(fleet: InferenceFleet) -> list[PoolSize]:
+    """The node pools each region's cluster gets, the system pool first.
+
+    As render.fleet.view `_pools` builds them: a spot GPU pool splits into an on-demand
+    floor pool and a spot pool above it.
+    """
+    pool = fleet.gpu_pool
+    spot = pool.purchase == "spot"
+    floor = min(pool.on_demand_floor_per_region, pool.max_nodes_per_region) if spot else 0
+    nodes = fleet.system_pool.nodes_per_region if fleet.system_pool else 2
+    system_loc: Loc = ("system_pool", "nodes_per_region") if fleet.system_pool else ("gpu_pool",)
+    out = [PoolSize(system_loc, nodes + SYSTEM_POOL_HEADROOM, "the system pool")]
+    if floor:
+        out.append(
+            PoolSize(("gpu_pool", "on_demand_floor_per_region"), floor, "the on-demand GPU pool")
+        )
+    if not spot or pool.max_nodes_per_region > floor:
+        out.append(
+            PoolSize(
+                ("gpu_pool", "max_nodes_per_region"),
+                pool.max_nodes_per_region - floor,
+                "the spot GPU pool" if spot else "the GPU pool",
+            )
+        )
+    return out
+
+
 def fleet_overs(fleet: InferenceFleet) -> list[Over]:
     """Quotas each region's generated cluster exceeds, first field over each."""
     provider = fleet.placement.provider
@@ -188,4 +234,29 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
         _public_endpoint_items(fleet),
         "{total} ranges on the public Kubernetes API endpoint of each cluster",
     )
+    if provider == "aws":
+        # templates/pulumi/fleet/aws.py.j2: one HTTPS ingress rule per api_access_cidrs entry
+        # in the EKS cluster security group, which holds EKS's own inbound rule (all traffic
+        # from itself) from creation (EKS user guide, "Default cluster security group").
+        out += _first_over(
+            _quota(provider, "security_group_inbound_rules"),
+            [
+                (("kubernetes", "api_access_cidrs", i), 1)
+                for i in range(len(fleet.kubernetes.api_access_cidrs))
+            ],
+            "{total} inbound rules in each EKS cluster security group (one per "
+            "api_access_cidrs entry and EKS's own rule)",
+            reserved=1,
+        )
+    per_pool = _quota(provider, "nodes_per_node_pool")
+    for size in node_pools(fleet) if per_pool else []:
+        if per_pool is not None and size.max_nodes > per_pool.default:
+            out.append(
+                Over(
+                    size.loc,
+                    per_pool,
+                    size.max_nodes,
+                    f"{size.what} of each region grows to {size.max_nodes:,} nodes",
+                )
+            )
     return out
