@@ -313,3 +313,24 @@ def test_the_counted_pools_are_the_ones_the_fleet_program_creates() -> None:
     templates = Path(__file__).resolve().parents[2] / "templates" / "pulumi" / "fleet"
     for name in ("aws.py.j2", "gcp.py.j2", "azure.py.j2"):
         assert f'["nodes"] + {SYSTEM_POOL_HEADROOM},' in (templates / name).read_text(), name
+
+
+PUBLISHED |= {("gcp", "authorized_networks"): 100}
+GKE = Path(__file__).resolve().parents[1] / "render" / "fleet" / "gcp-fleet.yaml"
+
+
+@pytest.mark.parametrize("count", [100, 101])
+def test_gke_authorized_networks_up_to_100(tmp_path: Path, count: int) -> None:
+    # every api_access_cidrs entry is an authorized network, private or not
+    cidrs = ["10.0.0.0/8", *(f"172.16.{i}.0/24" for i in range(count - 1))]
+    bp = _edit(GKE, tmp_path, API, _listed("api_access_cidrs", 2, cidrs))
+    if count == 100:
+        assert _validate(bp)[0] == 0
+        return
+    _refused_at(
+        bp,
+        cidrs[100],
+        "kubernetes.api_access_cidrs[100]",
+        "101 authorized networks on each GKE control plane",
+        "Google Cloud allows 100 authorized network CIDR ranges",
+    )

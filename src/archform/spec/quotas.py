@@ -234,6 +234,22 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
         _public_endpoint_items(fleet),
         "{total} ranges on the public Kubernetes API endpoint of each cluster",
     )
+    dep = fleet.kubernetes.deployer
+    # templates/pulumi/fleet/gcp.py.j2: master_authorized_networks_config lists every
+    # api_access_cidrs entry, then the deployer's public egress CIDRs.
+    out += _first_over(
+        _quota(provider, "authorized_networks"),
+        [
+            (("kubernetes", "api_access_cidrs", i), 1)
+            for i in range(len(fleet.kubernetes.api_access_cidrs))
+        ]
+        + (
+            [(("kubernetes", "deployer", "cidrs", i), 1) for i in range(len(dep.cidrs))]
+            if dep is not None and dep.network is None
+            else []
+        ),
+        "{total} authorized networks on each GKE control plane",
+    )
     if provider == "aws":
         # templates/pulumi/fleet/aws.py.j2: one HTTPS ingress rule per api_access_cidrs entry
         # in the EKS cluster security group, which holds EKS's own inbound rule (all traffic
