@@ -66,7 +66,8 @@ def _parser(release: str) -> Parser:
             return parser
     unobtainable = _unobtainable(release)
     if unobtainable:
-        pytest.skip(f"slurmctld {release}: its source cannot be fetched here ({unobtainable})")
+        # a fact about the mirror, not a broken build; still no parser, so CI fails on it
+        support.missing(f"slurmctld {release}: its source cannot be fetched here ({unobtainable})")
     reason = (
         f"needs slurmctld {release} (run scripts/build-slurm.sh, or set "
         f"{slurm_parsers.ENV}; searched {', '.join(slurm_parsers.prefixes())})"
@@ -127,8 +128,7 @@ def test_each_release_renders_and_starts_its_own_or_neighbouring_slurmctld(
 ) -> None:
     if support.REQUIRE_TOOLS:
         for built in BUILT:
-            if not _unobtainable(built):
-                _parser(built)
+            _parser(built)  # fails, naming the mirror's answer if it gave one
     installed = [p.version for p in slurm_parsers.installed()]
     if not installed:
         _parser(release)  # skips (or fails in CI) with the reason
