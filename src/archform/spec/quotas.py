@@ -156,7 +156,7 @@ def training_overs(cluster: TrainingCluster) -> list[Over]:
 def api_public_cidrs(fleet: InferenceFleet) -> list[str]:
     """The blueprint's API ranges the public endpoint admits (render.fleet: api_public_cidrs).
 
-    None when every range is private (the endpoint is then private); otherwise the ranges
+    Empty when every range is private (the endpoint is then private); otherwise the ranges
     that admit a public address.
     """
     cidrs = list(fleet.kubernetes.api_access_cidrs)
@@ -265,14 +265,17 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
             reserved=1,
         )
     per_pool = _quota(provider, "nodes_per_node_pool")
-    for size in node_pools(fleet) if per_pool else []:
-        if per_pool is not None and size.max_nodes > per_pool.default:
-            out.append(
-                Over(
-                    size.loc,
-                    per_pool,
-                    size.max_nodes,
-                    f"{size.what} of each region grows to {size.max_nodes:,} nodes",
-                )
+    if per_pool is not None:
+        # each pool is one EKS managed node group / AKS agent pool per region, its maximum
+        # the pool's max_size / max_count
+        out += [
+            Over(
+                size.loc,
+                per_pool,
+                size.max_nodes,
+                f"{size.what} of each region grows to {size.max_nodes:,} nodes",
             )
+            for size in node_pools(fleet)
+            if size.max_nodes > per_pool.default
+        ]
     return out
