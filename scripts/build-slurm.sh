@@ -53,6 +53,7 @@ fetch_orig() { # VERSION: $ROOT/VERSION.orig.tar.gz from Debian's source package
   kept "$v" && return 0
   work=$(mktemp -d /tmp/archform-slurm-fetch.XXXXXX)
   # Expanded now: $work is local to this function, gone when the EXIT trap runs (set -u).
+  # shellcheck disable=SC2064
   trap "rm -rf '$work'" EXIT
   cd "$work"
   # Only the upstream tarball: Debian's orig.tar.gz is SchedMD's release tarball.
@@ -81,6 +82,7 @@ build_one() { # VERSION: configure, make, install the kept source (runs in its o
   local v=$1 work src
   (fetch_orig "$v") # a subshell: its EXIT trap removes its own download folder
   work=$(mktemp -d /tmp/archform-slurm-build.XXXXXX)
+  # shellcheck disable=SC2064 # expanded now, as in fetch_orig
   trap "rm -rf '$work'" EXIT
   cd "$work"
   tar xzf "$ROOT/$v.orig.tar.gz"
