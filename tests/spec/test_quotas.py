@@ -334,3 +334,66 @@ def test_gke_authorized_networks_up_to_100(tmp_path: Path, count: int) -> None:
         "101 authorized networks on each GKE control plane",
         "Google Cloud allows 100 authorized network CIDR ranges",
     )
+
+
+# --- a quota the account has had raised ---------------------------------------------------
+
+
+def _raised(bp: Path, entry: str) -> Path:
+    text = bp.read_text()
+    assert "\n  provider: aws\n" in text
+    bp.write_text(text.replace("\n  provider: aws\n", f"\n  provider: aws\n  quotas: {entry}\n", 1))
+    return bp
+
+
+def test_a_raised_rule_quota_is_declared_in_placement_and_counted_against(tmp_path: Path) -> None:
+    cidrs = [f"10.{i // 256}.{i % 256}.0/24" for i in range(121)]
+    bp = _raised(_with_cidrs(tmp_path, cidrs[:120]), "{security_group_inbound_rules: 120}")
+    assert _validate(bp)[0] == 0
+    bp = _raised(_with_cidrs(tmp_path, cidrs), "{security_group_inbound_rules: 120}")
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines
+    assert r"access.ssh_cidrs[120]" in lines[0], lines[0]
+    assert (
+        "the account's raised quota (placement.quotas.security_group_inbound_rules) allows "
+        "120 inbound rules"
+    ) in lines[0]
+
+
+def test_the_hint_of_an_adjustable_quota_says_where_to_declare_the_raise(tmp_path: Path) -> None:
+    cidrs = [f"10.0.{i}.0/24" for i in range(61)]
+    code, lines = _validate(_with_cidrs(tmp_path, cidrs))
+    assert code == 2, lines
+    assert (
+        "once raised, give the new value as placement.quotas.security_group_inbound_rules"
+        in (lines[0])
+    )
+
+
+@pytest.mark.parametrize(
+    ("entry", "needles"),
+    [
+        (
+            "{kubernetes_api_public_cidrs: 80}",
+            ("Public endpoint access CIDR ranges per cluster (40) cannot be raised",),
+        ),
+        (
+            "{security_group_rules: 80}",
+            ("'security_group_rules' is not a AWS quota", "security_group_inbound_rules"),
+        ),
+    ],
+)
+def test_a_fixed_or_unknown_quota_cannot_be_declared(
+    tmp_path: Path, entry: str, needles: tuple[str, ...]
+) -> None:
+    bp = tmp_path / EKS.name
+    bp.write_text(EKS.read_text())
+    bp = _raised(bp, entry)
+    code, lines = _validate(bp)
+    assert code == 2 and len(lines) == 1, lines
+    name = entry.strip("{}").split(":")[0]
+    line = next(n for n, text in enumerate(bp.read_text().splitlines(), 1) if name in text)
+    assert lines[0].startswith(f"{bp}:{line}:"), lines[0]
+    assert f"placement.quotas.{name}" in lines[0], lines[0]
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])

@@ -45,8 +45,13 @@ class Quota:
         how = f", or raise it: {self.raise_how}" if self.adjustable else f"; {self.raise_how}"
         return f"{self.fix}{how}; source: {self.source}"
 
-    def allows(self) -> str:
-        """`AWS allows 60 inbound rules per ... by default`."""
+    def allows(self, raised: int | None = None) -> str:
+        """`AWS allows 60 inbound rules per ... by default` (or the account's raised value)."""
+        if raised is not None:
+            return (
+                f"the account's raised quota (placement.quotas.{self.name}) allows "
+                f"{raised:,} {self.what}"
+            )
         return f"{PROVIDER_NAMES[self.provider]} allows {self.default:,} {self.what} by default"
 
 
@@ -58,6 +63,18 @@ class Over:
     quota: Quota
     count: int
     found: str  # what the blueprint makes archform create, e.g. "61 SSH ranges of IPv4 ..."
+    raised: int | None = None  # the blueprint's placement.quotas value, when it gives one
+
+    def message(self) -> str:
+        """What is over, and what the quota allows."""
+        return f"{self.found}; {self.quota.allows(self.raised)}"
+
+    def hint(self) -> str:
+        """How to stay under it; for an adjustable quota, how to raise it and declare that."""
+        hint = self.quota.hint()
+        if self.quota.adjustable:
+            hint += f"; once raised, give the new value as placement.quotas.{self.quota.name}"
+        return hint
 
 
 def _text(raw: Any) -> str:
@@ -90,8 +107,54 @@ def _quota(provider: str, name: str) -> Quota | None:
     return quotas().get((provider, name))
 
 
+def provider_quotas(provider: str) -> list[Quota]:
+    """The provider's quotas, by name."""
+    return [q for (p, _), q in sorted(quotas().items()) if p == provider]
+
+
+def raised_problems(provider: str, raised: dict[str, int]) -> list[tuple[str, str, str]]:
+    """(quota name, what is wrong, hint) for each placement.quotas entry archform cannot use.
+
+    A name must be one of the provider's quotas and the quota adjustable (a fixed limit
+    cannot be declared away).
+    """
+    known = {q.name: q for q in provider_quotas(provider)}
+    out: list[tuple[str, str, str]] = []
+    for name in raised:
+        quota = known.get(name)
+        if quota is None:
+            names = ", ".join(sorted(known)) or "none"
+            out.append(
+                (
+                    name,
+                    f"{name!r} is not a {PROVIDER_NAMES.get(provider, provider)} quota "
+                    "archform checks",
+                    f"the quota names for {provider} are: {names}",
+                )
+            )
+        elif not quota.adjustable:
+            out.append(
+                (
+                    name,
+                    f"{quota.quota} ({quota.default:,}) cannot be raised: {quota.raise_how}",
+                    f"remove it; {quota.fix}; source: {quota.source}",
+                )
+            )
+    return out
+
+
+def _limit(quota: Quota, raised: dict[str, int]) -> tuple[int, int | None]:
+    """(the limit that applies, the declared raised value or None)."""
+    value = raised.get(quota.name) if quota.adjustable else None
+    return (quota.default, None) if value is None else (value, value)
+
+
 def _first_over(
-    quota: Quota | None, items: list[tuple[Loc, int]], found: str, reserved: int = 0
+    quota: Quota | None,
+    items: list[tuple[Loc, int]],
+    found: str,
+    raised: dict[str, int],
+    reserved: int = 0,
 ) -> Iterator[Over]:
     """Count `items` (where, how many each adds) and yield the first that passes the quota.
 
@@ -99,27 +162,31 @@ def _first_over(
     """
     if quota is None:
         return
+    limit, declared = _limit(quota, raised)
     total = reserved + sum(n for _, n in items)
-    if total <= quota.default:
+    if total <= limit:
         return
     running = reserved
     for loc, n in items:
         running += n
-        if running > quota.default:
-            yield Over(loc, quota, total, found.format(total=f"{total:,}"))
+        if running > limit:
+            yield Over(loc, quota, total, found.format(total=f"{total:,}"), declared)
             return
 
 
-def ssh_rule_overflow(provider: str, cidrs: list[str]) -> tuple[int, Quota, int] | None:
+def ssh_rule_overflow(
+    provider: str, cidrs: list[str], raised: dict[str, int] | None = None
+) -> tuple[int, Quota, int] | None:
     """(index of the first entry over the quota, the quota, rules of that family) or None."""
     quota = _quota(provider, "security_group_inbound_rules")
     if quota is None:
         return None
+    limit, _ = _limit(quota, raised or {})
     seen = {4: 0, 6: 0}
     for index, cidr in enumerate(cidrs):
         family = ipaddress.ip_network(cidr, strict=False).version
         seen[family] += 1
-        if seen[family] > quota.default:
+        if seen[family] > limit:
             total = sum(1 for c in cidrs if ipaddress.ip_network(c, strict=False).version == family)
             return index, quota, total
     return None
@@ -128,9 +195,10 @@ def ssh_rule_overflow(provider: str, cidrs: list[str]) -> tuple[int, Quota, int]
 def training_overs(cluster: TrainingCluster) -> list[Over]:
     """Quotas a training cluster's generated program exceeds, first field over each."""
     provider = cluster.placement.provider
+    raised = dict(cluster.placement.quotas)
     cidrs = list(cluster.access.ssh_cidrs)
     out: list[Over] = []
-    over = ssh_rule_overflow(provider, cidrs)
+    over = ssh_rule_overflow(provider, cidrs, raised)
     if over is not None:
         index, quota, total = over
         # templates/pulumi/aws/network.py: one ingress rule per ssh_cidrs entry, one group.
@@ -141,6 +209,7 @@ def training_overs(cluster: TrainingCluster) -> list[Over]:
                 total,
                 f"{total} SSH ranges of one address family become {total} rules in one "
                 "security group",
+                _limit(quota, raised)[1],
             )
         )
     # templates/pulumi/azure/network.py: one NSG rule whose source_address_prefixes are
@@ -149,6 +218,7 @@ def training_overs(cluster: TrainingCluster) -> list[Over]:
         _quota(provider, "nsg_source_addresses"),
         [(("access", "ssh_cidrs", i), 1) for i in range(len(cidrs))],
         "{total} SSH ranges become the source addresses of one network security group",
+        raised,
     )
     return out
 
@@ -228,11 +298,13 @@ def node_pools(fleet: InferenceFleet) -> list[PoolSize]:
 def fleet_overs(fleet: InferenceFleet) -> list[Over]:
     """Quotas each region's generated cluster exceeds, first field over each."""
     provider = fleet.placement.provider
+    raised = dict(fleet.placement.quotas)
     out: list[Over] = []
     out += _first_over(
         _quota(provider, "kubernetes_api_public_cidrs"),
         _public_endpoint_items(fleet),
         "{total} ranges on the public Kubernetes API endpoint of each cluster",
+        raised,
     )
     dep = fleet.kubernetes.deployer
     # templates/pulumi/fleet/gcp.py.j2: master_authorized_networks_config lists every
@@ -249,6 +321,7 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
             else []
         ),
         "{total} authorized networks on each GKE control plane",
+        raised,
     )
     if provider == "aws":
         # templates/pulumi/fleet/aws.py.j2: one HTTPS ingress rule per api_access_cidrs entry
@@ -262,20 +335,23 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
             ],
             "{total} inbound rules in each EKS cluster security group (one per "
             "api_access_cidrs entry and EKS's own rule)",
+            raised,
             reserved=1,
         )
     per_pool = _quota(provider, "nodes_per_node_pool")
     if per_pool is not None:
         # each pool is one EKS managed node group / AKS agent pool per region, its maximum
         # the pool's max_size / max_count
+        limit, declared = _limit(per_pool, raised)
         out += [
             Over(
                 size.loc,
                 per_pool,
                 size.max_nodes,
                 f"{size.what} of each region grows to {size.max_nodes:,} nodes",
+                declared,
             )
             for size in node_pools(fleet)
-            if size.max_nodes > per_pool.default
+            if size.max_nodes > limit
         ]
     return out
