@@ -22,6 +22,7 @@ from archform.spec.models.common import (
     Ipv4Cidr,
     MountPath,
     Provider,
+    RaisedQuotas,
     Region,
     StorageUri,
     Strict,
@@ -80,6 +81,7 @@ class TrainingPlacement(Strict):
     zones: list[Zone] = Field(default_factory=list)
     colocation: Literal["cluster", "spread", "none"] = "cluster"
     network: Network = Field(default_factory=Network)
+    quotas: RaisedQuotas = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_region_field(self) -> TrainingPlacement:
