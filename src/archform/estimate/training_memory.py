@@ -76,6 +76,7 @@ class Memory:
     states: float
     activations: float
     gpu_bytes: float
+    recompute: str = ""  # how the activations were counted
 
     @property
     def total(self) -> float:
