@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from archform.estimate import training, training_memory
 from archform.estimate.prices import PriceTable, load_prices
 from archform.spec.catalog import load_catalog
-from archform.spec.models.training import TrainingCluster
+from archform.spec.models.training import TrainingCluster, TrainingWorkload
 from archform.spec.open_models import open_model
 
 # (params, layers, hidden) of public dense models.
@@ -184,3 +184,52 @@ def memory_of(
         if written
         else "full recomputation, not written: the least",
     )
+
+
+#: The workload assumed when a blueprint declares no model (lint's fabric findings): the
+#: 70B fine-tune of the issue's article, on the defaults of `training` (FSDP, 4M-token batch).
+ASSUMED_MODEL = "llama-3.1-70b"
+
+
+@dataclass(frozen=True, slots=True)
+class FabricWhatIf:
+    """The estimate on the blueprint's fabric and on another one."""
+
+    here: TrainingEstimate
+    there: TrainingEstimate
+    assumed: str | None  # the workload assumed when the blueprint declares none
+
+    @property
+    def slowdown(self) -> float:
+        """Step time here over step time there."""
+        return self.here.step.step_s / self.there.step.step_s
+
+
+def with_workload(cluster: TrainingCluster) -> tuple[TrainingCluster, str | None]:
+    """The cluster with its declared workload, or with ASSUMED_MODEL and why."""
+    work = cluster.training
+    if work is not None and work.model_params is not None:
+        return cluster, None
+    data = {} if work is None else work.model_dump(exclude_unset=True)
+    data["model"] = ASSUMED_MODEL
+    assumed = TrainingWorkload.model_validate(data)
+    text = (
+        f"no training.model_params declared: {ASSUMED_MODEL} assumed, "
+        f"{assumed.framework}, {assumed.global_batch_tokens:,.0f}-token batches of "
+        f"{assumed.sequence_length:,} tokens"
+    )
+    return cluster.model_copy(update={"training": assumed}), text
+
+
+def fabric_what_if(
+    cluster: TrainingCluster, gbps_per_node: int, kind: str | None = None
+) -> FabricWhatIf | None:
+    """The step model on the blueprint's fabric and on `gbps_per_node` (None: no estimate)."""
+    subject, assumed = with_workload(cluster)
+    if why_not(subject) is not None:
+        return None
+    fabric = subject.fabric.model_copy(
+        update={"gbps_per_node": gbps_per_node, "kind": kind or subject.fabric.kind}
+    )
+    other = subject.model_copy(update={"fabric": fabric})
+    return FabricWhatIf(estimate(subject), estimate(other), assumed)
