@@ -45,6 +45,9 @@ NOTES = [
     "  peak, attention at the BF16 peak, both at the GPU's fitted fp8 efficiency. The worst FP8",
     "  figure (Megatron-Bridge 25.11 Llama 3 8B on 8 H100, -24%) has the same inputs as NeMo",
     "  24.07's Llama 3 8B (-9%) but a newer release: the model has no per-release term.",
+    "- The FP8 test figures are not all independent: Megatron-Bridge 25.11 and 26.02 publish",
+    "  Llama 3 70B / 405B on H100 with nearly the same layout (70B: GBS 128 vs 256; 405B: GBS",
+    "  512 vs 1536), so they test the model twice on one configuration.",
     "- BF16 vs FP8 speed-ups read off this model mix framework and precision: the H100 BF16",
     "  efficiency comes from torchtitan (FSDP2, no torch.compile), the FP8 one from NeMo.",
 ]

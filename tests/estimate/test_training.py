@@ -107,6 +107,14 @@ def test_stored_constants_are_a_local_optimum_of_the_fit_set() -> None:
             assert _loss(replace(k, efficiency=eff)) >= base
     for step in (-100.0, 100.0):
         assert _loss(replace(k, h0=k.h0 + step)) >= base
+    for gpu in k.fp8_efficiency:
+        for step in (-0.01, 0.01):
+            eff8 = dict(k.fp8_efficiency)
+            eff8[gpu] = round(eff8[gpu] + step, 2)
+            assert _loss(replace(k, fp8_efficiency=eff8)) >= base
+    for step in (-0.1, 0.1):
+        if 0.0 <= k.dp_overlap + step <= 1.0:
+            assert _loss(replace(k, dp_overlap=round(k.dp_overlap + step, 1))) >= base
 
 
 def test_pipeline_bubble_is_p_minus_1_over_m() -> None:
