@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from archform.estimate import nccl
+from archform.estimate import nccl, training_memory
 from archform.spec.catalog import load_catalog
 from archform.spec.datafile import load_data
 
@@ -352,7 +352,9 @@ def _point(row: dict[str, Any]) -> Point:
             global_batch_tokens=float(p["global_batch_seqs"]) * int(p["seq"]),
             recompute=str(p["recompute"]),
             context_parallel=int(p.get("cp", 1)),
-            zero_stage=int(p.get("zero_stage", 3 if p["framework"] == "pytorch_fsdp" else 0)),
+            zero_stage=training_memory.zero_stage(
+                str(p["framework"]), None if p.get("zero_stage") is None else int(p["zero_stage"])
+            ),
             precision=str(p.get("precision", "bf16")),
         ),
         hw=ClusterRates(
