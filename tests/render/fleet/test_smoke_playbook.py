@@ -204,12 +204,12 @@ class _TlsServer(_Server):
         self.host = f"localhost:{self.httpd.server_address[1]}"
 
 
-def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+def _self_signed(tmp_path: Path, name: str = "localhost") -> tuple[Path, Path]:
     support.require_tool("openssl")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert, key = tmp_path / f"{name}.pem", tmp_path / f"{name}.key"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-         "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+         "-subj", f"/CN={name}", "-addext", f"subjectAltName=DNS:{name}",
          "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True, timeout=60,
     )  # fmt: skip
@@ -251,3 +251,50 @@ def test_azure_front_door_fleet_is_checked_through_front_door(tmp_path: Path) ->
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert origin.requests == 0 and edge.requests == 6
     assert "frontdoor: p50" in proc.stdout and "0 errors of 6" in proc.stdout
+
+
+@pytest.mark.slow
+def test_aws_tls_regions_are_checked_against_the_edge_certificate(tmp_path: Path) -> None:
+    """The bundled Platform's fleet terminates TLS at each region's NLB with the ACM
+    certificate of edge.domain (the Service's aws-load-balancer-ssl-cert), and its
+    `endpoints` output names the NLBs' own DNS names: a check that verifies the certificate
+    against the URL's host fails on every region. The playbook, fed the generated program's
+    stack outputs, must verify it against the domain instead (and still verify it)."""
+    support.require_tool("ansible-playbook")
+    from support import BLUEPRINTS, programs
+
+    stem = "platform-two-tier"
+    tree = programs.generate((BLUEPRINTS / f"{stem}.yaml").read_text("utf-8"), tmp_path, stem)
+    outputs = dict(programs.run(tree / "sivaro-serve" / "pulumi").outputs)
+    regions = sorted(outputs["endpoints"])
+    assert regions == ["ap-northeast-1", "eu-west-1", "us-east-1"]
+    assert all(url.startswith("https://") for url in outputs["endpoints"].values())
+    domain = "serve.sivaro.example.com"  # the bundled blueprint's edge.domain
+    cert, key = _self_signed(tmp_path, domain)
+    with _TlsServer(cert, key) as nlb:
+        # The NLB's address (here localhost) is not the certificate's name.
+        outputs["endpoints"] = {region: f"https://{nlb.host}" for region in regions}
+        outputs["api_key"] = API_KEY
+        ansible = tree / "sivaro-serve" / "ansible"
+        (ansible / "endpoints.json").write_text(json.dumps(outputs))
+        env = {**_env(), "SSL_CERT_FILE": str(cert)}
+        proc = subprocess.run(
+            ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
+             "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0",
+             "-e", "fleet_burst_requests=4"],
+            cwd=ansible, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert nlb.requests == 4 * len(regions)
+        # Still verified: a certificate for another name is refused.
+        other, other_key = _self_signed(tmp_path, "other.example.com")
+        with _TlsServer(other, other_key) as wrong:
+            outputs["endpoints"] = {regions[0]: f"https://{wrong.host}"}
+            (ansible / "endpoints.json").write_text(json.dumps(outputs))
+            bad = subprocess.run(
+                ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
+                 "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0"],
+                cwd=ansible, env={**env, "SSL_CERT_FILE": str(other)},
+                capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+            assert bad.returncode != 0 and wrong.requests == 0
