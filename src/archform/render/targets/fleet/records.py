@@ -312,3 +312,4 @@ class FleetContext:
     regions: list[RegionObjects]
     p99_target_ms: int
     timing_source: str = ""  # where the provider's await default is documented
+    service_await_source: str = ""  # where the provider's Service await is defined

@@ -80,6 +80,10 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
         awaits={
             "Job": AwaitView(create=stage_timeout_s, update=stage_timeout_s),
             "Deployment": await_of(startup),
+            # The provider holds a Service until no pod it selects is unready (its
+            # serviceInitAwaiter, deploy_timing.yaml): created beside the Deployment, it
+            # waits for the same starting replicas, so it gets the same budget.
+            "Service": await_of(startup),
         },
         propagation={
             "aks_rbac_s": timing.aks_rbac_s,
@@ -106,6 +110,7 @@ def render_fleet(
         regions=regions,
         p99_target_ms=view.p99_target_ms,
         timing_source=deploy_timing().await_source,
+        service_await_source=deploy_timing().service_await_source,
     )
     sdk = cloud(provider).pulumi_sdk
     assert sdk is not None, "fleets run on clouds"
