@@ -6,8 +6,9 @@ import hashlib
 from typing import Any
 
 from archform.render.targets.fleet.records import FleetView
-from archform.render.targets.kubernetes.common import PROMETHEUS, SERVERS
+from archform.render.targets.kubernetes.common import PROMETHEUS
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.spec.engines import engine
 
 # TLS 1.3 and 1.2 only, forward secrecy (the ELB policy AWS recommends for new listeners).
 TLS_POLICY_AWS = "ELBSecurityPolicy-TLS13-1-2-2021-06"
@@ -96,8 +97,7 @@ def dns_label(v: FleetView) -> str:
 def scaled_object(v: FleetView) -> dict[str, Any]:
     """KEDA ScaledObject: Prometheus query on the server's own load metric."""
     name = v.name
-    kind = v.server.kind
-    m = SERVERS[kind]
+    m = engine(v.server.kind).metrics
     sel = f'{{namespace="{name}"}}'
     metric, target = v.autoscaling.metric, v.autoscaling.target
     # Per READY replica. Totals use AverageValue: the HPA then wants ceil(total / target)
@@ -112,7 +112,7 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
         f" * on(namespace, pod) group_left() "
         f'(kube_pod_status_ready{{namespace="{name}", condition="true"}} == 1)'
     )
-    kv = " or ".join(k + sel for k in m.kv.split("|"))
+    kv = " or ".join(k + sel for k in m.kv)
     queries = {
         "queue_depth": (f"sum({m.queue}{sel})", "AverageValue"),
         "requests_per_second": (f"sum(rate({m.ok}{sel}[1m]))", "AverageValue"),

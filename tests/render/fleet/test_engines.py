@@ -1,0 +1,328 @@
+"""Serving engines are one record each (archform.spec.engines), and only that record shapes
+the model server a fleet generates.
+
+- An engine added as one record (registered here, nothing else) generates, through the real
+  `archform generate`, a Deployment with exactly its own settings: no argument, variable,
+  port, probe or metric of another engine leaks in.
+- Each bundled engine's generated Deployment and ScaledObject carry exactly the arguments,
+  environment, ports, probes and metrics stated below from each engine's own docs/source
+  (the flags of `vllm serve`, `text-generation-launcher`, `tritonserver`; NIM's variables),
+  and those are the record's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from archform.cli._app import build
+from archform.render.generate import build_files
+from archform.spec import load_text
+from archform.spec.engines import BUNDLED, engine, kinds, register, unregister
+from archform.spec.engines.record import (
+    FACT_GROUPS,
+    ApiKey,
+    Engine,
+    Env,
+    Metrics,
+    SleepDrain,
+    Source,
+)
+from support import BLUEPRINTS
+
+AZURE = BLUEPRINTS / "inference-3region-a10.yaml"  # Front Door, API key, three regions
+AWS = BLUEPRINTS / "inference-h100-single-region.yaml"  # one region, tensor_parallel 4
+
+# A made-up engine, every value distinct from the bundled engines'.
+TOY = Engine(
+    kind="toyserve",
+    image="registry.example.org/toyserve:1.2.3",
+    args=("serve", "--weights-dir={weights}", "--listen={port}", "--shards", "{tensor_parallel}"),
+    env=(Env("TOYSERVE_NAME", "{served_name}"), Env("TOYSERVE_CONTEXT", "{max_context}")),
+    ready_path="/toy/ready",
+    live_path="/toy/alive",
+    metrics=Metrics(
+        queue="toy_waiting_requests",
+        kv=("toy_kv_fraction",),
+        ok="toy_requests_ok_total",
+        port=9464,
+        path="/toy/metrics",
+    ),
+    drain=SleepDrain(),
+    api_key=ApiKey(env="TOYSERVE_TOKEN", checkov_reason="toyserve reads its key from env"),
+    sources={g: Source("https://example.org/toyserve/docs", "1.2.3") for g in FACT_GROUPS},
+)
+
+
+@pytest.fixture
+def toy() -> Iterator[Engine]:
+    register(TOY)
+    try:
+        yield TOY
+    finally:
+        unregister(TOY.kind)
+
+
+def _switch(text: str, kind: str, image: str | None = None, auth: str | None = None) -> str:
+    """The bundled blueprint with its server switched to `kind` (its default image)."""
+    text, n = re.subn(r"(?m)^  kind: vllm\n  image: \S+\n", f"  kind: {kind}\n", text)
+    assert n == 1, "the bundled fleet blueprint names its vLLM server and image"
+    if image:
+        text = text.replace(f"  kind: {kind}\n", f"  kind: {kind}\n  image: {image}\n")
+    if auth:
+        assert "\nedge:" not in text, "this blueprint sets no edge block"
+        text += f"edge:\n  auth: {auth}\n"
+    return text
+
+
+def _generate(tmp_path: Path, text: str) -> dict[str, str]:
+    """`archform generate` (in-process, so a registered test engine is seen): path -> text."""
+    src = tmp_path / "fleet.yaml"
+    src.write_text(text, "utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(build(["generate"]), ["generate", str(src), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return {
+        str(p.relative_to(out)): p.read_text("utf-8") for p in sorted(out.rglob("*")) if p.is_file()
+    }
+
+
+def _objects(files: dict[str, str], kind: str) -> list[dict[str, Any]]:
+    found = []
+    for path, text in files.items():
+        if path.startswith("kubernetes/") and path.endswith(".yaml"):
+            obj = yaml.safe_load(text)
+            if obj["kind"] == kind:
+                found.append(obj)
+    assert found, f"no {kind} generated"
+    return found
+
+
+def _server(dep: dict[str, Any]) -> dict[str, Any]:
+    containers = dep["spec"]["template"]["spec"]["containers"]
+    assert [c["name"] for c in containers] == ["server"]
+    return dict(containers[0])
+
+
+def _tokens(e: Engine) -> set[str]:
+    """What only engine `e` puts into a fleet: flags, variables, metric names, paths, image."""
+    flags = {a.split("=")[0] for a in e.args if a.startswith("-") or "{" not in a}
+    metrics = {e.metrics.queue, e.metrics.ok, *e.metrics.kv}
+    if e.metrics.running:
+        metrics.add(e.metrics.running)
+    keys = {e.api_key.env} if e.api_key else set()
+    extra = {e.middleware_arg} if e.middleware_arg else set()
+    image = {e.image} if e.image else set()
+    return flags | {v.name for v in e.env} | metrics | keys | extra | image
+
+
+def test_an_engine_added_as_one_record_generates_only_its_own_settings(
+    toy: Engine, tmp_path: Path
+) -> None:
+    raw = yaml.safe_load(AZURE.read_text("utf-8"))
+    files = _generate(tmp_path, _switch(AZURE.read_text("utf-8"), toy.kind))
+    regions = raw["placement"]["regions"]
+    deployments = _objects(files, "Deployment")
+    assert len(deployments) == len(regions) == 3
+    model, tp = raw["model"]["name"], raw["server"]["tensor_parallel"]
+    context = raw["model"]["max_context_tokens"]
+    for dep in deployments:
+        c = _server(dep)
+        assert c["image"] == "registry.example.org/toyserve:1.2.3"
+        assert c["args"] == [
+            "serve",
+            "--weights-dir=/models/weights",
+            "--listen=8000",
+            "--shards",
+            str(tp),
+        ]
+        secret = {"name": f"{raw['name']}-api-key", "key": "api-key"}
+        assert c["env"] == [
+            {"name": "TOYSERVE_NAME", "value": model},
+            {"name": "TOYSERVE_CONTEXT", "value": str(context)},
+            {"name": "TOYSERVE_TOKEN", "valueFrom": {"secretKeyRef": secret}},
+        ]
+        assert c["ports"] == [
+            {"name": "http", "containerPort": 8000, "protocol": "TCP"},
+            {"name": "metrics", "containerPort": 9464, "protocol": "TCP"},
+        ]
+        # With an API key the probes use the liveness path (the ready path may need the key).
+        assert c["readinessProbe"]["httpGet"]["path"] == "/toy/alive"
+        assert c["startupProbe"]["httpGet"]["path"] == "/toy/alive"
+        assert c["livenessProbe"]["httpGet"]["path"] == "/toy/alive"
+        assert c["lifecycle"]["preStop"]["exec"]["command"][0] == "sleep"
+        assert [m["mountPath"] for m in c["volumeMounts"]] == ["/dev/shm", "/models"]
+        notes = dep["spec"]["template"]["metadata"]["annotations"]
+        assert notes["prometheus.io/port"] == "9464"
+        assert notes["prometheus.io/path"] == "/toy/metrics"
+        skips = " ".join(dep["metadata"].get("annotations", {}).values())
+        assert "toyserve reads its key from env" in skips
+    for so in _objects(files, "ScaledObject"):
+        query = so["spec"]["triggers"][0]["metadata"]["query"]
+        assert query.startswith("sum(toy_waiting_requests{"), query
+    # No other engine's flags, variables, metrics, paths or images anywhere in the manifests
+    # or the program's embedded objects (and no Front Door middleware: toyserve has none).
+    shipped = {p: t for p, t in files.items() if p.startswith("kubernetes/")}
+    shipped["pulumi/fleet_objects.py"] = files["pulumi/fleet_objects.py"]
+    for other in BUNDLED:
+        foreign = _tokens(other) - _tokens(toy) - {"serve"}
+        for path, text in shipped.items():
+            leaked = sorted(t for t in foreign if t in text)
+            assert not leaked, f"{path} carries {other.kind}'s {leaked}"
+    for path, text in shipped.items():
+        for word in ("HF_HUB_OFFLINE", "NIM_", "PYTHONPATH", "ARCHFORM_FRONT_DOOR_ID"):
+            assert word not in text, f"{path} carries {word}"
+
+
+def test_an_unregistered_engine_is_refused_at_its_line(tmp_path: Path) -> None:
+    src = tmp_path / "fleet.yaml"
+    text = _switch(AZURE.read_text("utf-8"), "toyserve")
+    src.write_text(text, "utf-8")
+    result = CliRunner().invoke(build(["validate"]), ["validate", str(src)])
+    assert result.exit_code == 2
+    line = text.splitlines().index("  kind: toyserve") + 1
+    assert f"fleet.yaml:{line}:9: error: server.kind: expected one of 'vllm', 'tgi', " in (
+        result.output
+    )
+    assert "got 'toyserve'" in result.output
+
+
+# What each bundled engine's server gets, from the engine's own docs and source (see each
+# record's `sources`), for the AWS blueprint (tensor_parallel 4, port 8000, no API key).
+NIM_IMAGE = "nvcr.io/nim/meta/llama-3.1-70b-instruct:1.8.4"
+OFFLINE = [{"name": "HF_HUB_OFFLINE", "value": "1"}, {"name": "TRANSFORMERS_OFFLINE", "value": "1"}]
+
+
+def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
+    if kind == "vllm":
+        return {
+            "args": [
+                *("--model", "/models/weights", "--served-model-name", model),
+                *("--tensor-parallel-size", "4", "--max-model-len", str(context)),
+                *("--port", "8000", "--disable-log-requests", "--max-num-seqs", str(seqs)),
+            ],
+            "env": OFFLINE,
+            "paths": ("/v1/models", "/health"),
+            "metrics_port": 8000,
+            "queue": 'sum(vllm:num_requests_running{namespace="{ns}"}) + '
+            'sum(vllm:num_requests_waiting{namespace="{ns}"})',
+            "drain": "python3",
+        }
+    if kind == "tgi":
+        return {
+            "args": [
+                *("--model-id", "/models/weights", "--num-shard", "4", "--port", "8000"),
+                *("--max-total-tokens", str(context)),
+            ],
+            "env": OFFLINE,
+            "paths": ("/health", "/info"),
+            "metrics_port": 8000,
+            "queue": 'sum(tgi_queue_size{namespace="{ns}"})',
+            "drain": "sleep",
+        }
+    if kind == "triton":
+        return {
+            "args": [
+                "tritonserver",
+                "--model-repository=/models/weights",
+                "--http-port=8000",
+                "--metrics-port=8002",
+            ],
+            "env": None,
+            "paths": ("/v2/health/ready", "/v2/health/live"),
+            "metrics_port": 8002,
+            "queue": 'sum(nv_inference_pending_request_count{namespace="{ns}"})',
+            "drain": "sleep",
+        }
+    assert kind == "nim"
+    return {
+        "args": None,
+        "env": [
+            {"name": "NIM_MODEL_NAME", "value": "/models/weights"},
+            {"name": "NIM_SERVED_MODEL_NAME", "value": model},
+            {"name": "NIM_SERVER_PORT", "value": "8000"},
+        ],
+        "paths": ("/v1/health/ready", "/v1/health/live"),
+        "metrics_port": 8000,
+        "queue": 'sum(num_requests_waiting{namespace="{ns}"})',
+        "drain": "sleep",
+    }
+
+
+def test_every_bundled_engine_is_covered_here() -> None:
+    assert kinds()[: len(BUNDLED)] == ("vllm", "tgi", "triton", "nim")
+
+
+@pytest.mark.parametrize("kind", [e.kind for e in BUNDLED])
+def test_each_engine_generates_exactly_its_record(kind: str) -> None:
+    raw = yaml.safe_load(AWS.read_text("utf-8"))
+    e = engine(kind)
+    image = NIM_IMAGE if e.image is None else None
+    text = _switch(AWS.read_text("utf-8"), kind, image, "none" if e.api_key is None else None)
+    blueprints = load_text(text, "<fleet>")
+    files = {f.path: f.content for f in build_files(blueprints)}
+    [dep] = _objects(files, "Deployment")
+    [so] = _objects(files, "ScaledObject")
+    c = _server(dep)
+    # The per-replica concurrency is the estimate's (tests/estimate check it), read back here.
+    seqs = int(c["args"][c["args"].index("--max-num-seqs") + 1]) if kind == "vllm" else 0
+    want = _expected(kind, raw["model"]["name"], raw["model"]["max_context_tokens"], seqs)
+    assert c["image"].split("@")[0] == (e.image or NIM_IMAGE)
+    assert c.get("args") == want["args"]
+    env = [x for x in c.get("env", []) if x["name"] != "VLLM_API_KEY"] or None
+    assert env == want["env"]
+    ready, live = want["paths"]
+    assert (e.ready_path, e.live_path) == (ready, live)
+    # The blueprint's default edge.auth is api_key: probes use the liveness path where the
+    # engine checks a key (its ready path needs the key), else the ready path.
+    probe = live if e.api_key else ready
+    assert c["readinessProbe"]["httpGet"]["path"] == probe
+    assert c["livenessProbe"]["httpGet"]["path"] == live
+    ports = [p["containerPort"] for p in c["ports"]]
+    assert ports == sorted({8000, want["metrics_port"]})
+    notes = dep["spec"]["template"]["metadata"]["annotations"]
+    assert notes["prometheus.io/port"] == str(want["metrics_port"])
+    assert c["lifecycle"]["preStop"]["exec"]["command"][0] == want["drain"]
+    query = so["spec"]["triggers"][0]["metadata"]["query"]
+    assert query == want["queue"].replace("{ns}", raw["name"])
+
+
+@pytest.mark.parametrize("record", BUNDLED, ids=[e.kind for e in BUNDLED])
+def test_each_engine_sources_every_group_of_facts(record: Engine) -> None:
+    assert set(record.sources) == set(FACT_GROUPS)
+    for group, source in record.sources.items():
+        assert source.url.startswith("https://"), (group, source)
+        assert source.version, (group, source)
+    if record.image is not None:
+        # The image's tag is the release its facts were read at.
+        tag = record.image.rsplit(":", 1)[1]
+        assert tag.lstrip("v").startswith(record.sources["image"].version.lstrip("v")), tag
+
+
+def test_a_record_naming_no_slot_or_missing_a_source_is_refused() -> None:
+    base = dict(
+        kind="bad",
+        image=None,
+        env=(),
+        ready_path="/r",
+        live_path="/l",
+        metrics=Metrics(queue="q", kv=("k",), ok="o"),
+        drain=SleepDrain(),
+    )
+    sources = {g: Source("https://example.org", "1") for g in FACT_GROUPS}
+    with pytest.raises(ValueError, match=r"\{model\} in '--model=\{model\}' is not a slot"):
+        Engine(args=("--model={model}",), sources=sources, **base)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no source for metrics, drain"):
+        partial = {g: s for g, s in sources.items() if g not in ("metrics", "drain")}
+        Engine(args=(), sources=partial, **base)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="running gauge"):
+        running = Metrics(queue="q", kv=("k",), ok="o", running="r")
+        Engine(args=(), sources=sources, **{**base, "metrics": running})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="already registered"):
+        register(engine("vllm"))
