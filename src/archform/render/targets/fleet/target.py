@@ -19,7 +19,6 @@ from ruamel.yaml import YAML
 from archform.render.env import render, shipped
 from archform.render.target import Releases, Target
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.fleet.view import fleet_view
 from archform.render.targets.kubernetes.awaits import AwaitView, await_of, startup_budget
 from archform.render.targets.kubernetes.objects import (
@@ -28,6 +27,7 @@ from archform.render.targets.kubernetes.objects import (
     fleet_objects,
     gateway_address,
 )
+from archform.render.targets.kubernetes.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document

@@ -12,7 +12,7 @@ import re
 
 from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.records import (
+from archform.render.targets.kubernetes.records import (
     AddonsView,
     AddonView,
     AutoscalingView,
@@ -42,7 +42,6 @@ from archform.spec.models.inference import InferenceFleet
 from archform.spec.networks import fleet_networks
 from archform.spec.release import Release, pointer_uri, split_source
 
-GPU_POOL_LABEL = "archform.io/pool"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 

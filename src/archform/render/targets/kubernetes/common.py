@@ -9,6 +9,8 @@ from typing import Any
 
 from archform.spec.container_images import has_digest
 
+# The node label of archform's pools (`gpu`, `system`): pods pick their pool by it.
+GPU_POOL_LABEL = "archform.io/pool"
 PROMETHEUS = "http://prometheus-server.monitoring.svc.cluster.local:80"
 # cluster-autoscaler's pod annotations (kubernetes/autoscaler cluster-autoscaler/FAQ.md,
 # "What types of pods can prevent CA from removing a node?").

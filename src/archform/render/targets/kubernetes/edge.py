@@ -12,8 +12,8 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.records import FleetView
 from archform.spec.engines import engine
 from archform.spec.engines.record import Engine
 

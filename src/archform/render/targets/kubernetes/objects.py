@@ -20,12 +20,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archform.render.targets.fleet.records import FleetView, RegionView
-from archform.render.targets.fleet.view import GPU_POOL_LABEL
 from archform.render.targets.kubernetes import edge, netpol, weights
 from archform.render.targets.kubernetes.awaits import startup_budget
-from archform.render.targets.kubernetes.common import SAFE_TO_EVICT_LOCAL_VOLUMES, digest_skip
+from archform.render.targets.kubernetes.common import (
+    GPU_POOL_LABEL,
+    SAFE_TO_EVICT_LOCAL_VOLUMES,
+    digest_skip,
+)
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.records import FleetView, RegionView
 from archform.render.targets.kubernetes.server import engine_of, metrics_port, pre_stop, server_args
 from archform.render.targets.kubernetes.traffic import (
     dns_label,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, assert_never
 
-from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes import edge
+from archform.render.targets.kubernetes.records import FleetView
 from archform.spec.engines import engine
 from archform.spec.engines.record import Engine, GaugeDrain, SleepDrain, Slot
 

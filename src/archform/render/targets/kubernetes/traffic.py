@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import PROMETHEUS
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.records import FleetView
 from archform.spec.engines import engine
 
 # TLS 1.3 and 1.2 only, forward secrecy (the ELB policy AWS recommends for new listeners).
