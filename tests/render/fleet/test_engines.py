@@ -245,11 +245,13 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
         "args": None,
         "env": [
             {"name": "NIM_MODEL_NAME", "value": "/models/weights"},
+            {"name": "NIM_MODEL_PATH", "value": "/models/weights"},
             {"name": "NIM_SERVED_MODEL_NAME", "value": model},
             {"name": "NIM_SERVER_PORT", "value": "8000"},
         ],
         "paths": ("/v1/health/ready", "/v1/health/live"),
         "metrics_port": 8000,
+        "metrics_path": "/v1/metrics",
         "queue": 'sum(num_requests_waiting{namespace="{ns}"})',
         "drain": "sleep",
     }
@@ -288,6 +290,7 @@ def test_each_engine_generates_exactly_its_record(kind: str) -> None:
     assert ports == sorted({8000, want["metrics_port"]})
     notes = dep["spec"]["template"]["metadata"]["annotations"]
     assert notes["prometheus.io/port"] == str(want["metrics_port"])
+    assert notes["prometheus.io/path"] == want.get("metrics_path", "/metrics")
     assert c["lifecycle"]["preStop"]["exec"]["command"][0] == want["drain"]
     query = so["spec"]["triggers"][0]["metadata"]["query"]
     assert query == want["queue"].replace("{ns}", raw["name"])
