@@ -112,7 +112,10 @@ def _server(dep: dict[str, Any]) -> dict[str, Any]:
 
 def _tokens(e: Engine) -> set[str]:
     """What only engine `e` puts into a fleet: flags, variables, metric names, paths, image."""
-    flags = {a.split("=")[0] for a in e.args if a.startswith("-") or "{" not in a}
+    # Its flags (--x) and program names (tritonserver, sglang.launch_server); not plain
+    # values such as 0.0.0.0, nor the interpreter.
+    flags = {a.split("=")[0] for a in e.args if a.startswith("--")}
+    flags |= {a for a in e.args if re.fullmatch(r"[a-z][\w.]*", a) and a != "python3"}
     metrics = {e.metrics.queue, e.metrics.ok, *e.metrics.kv}
     if e.metrics.running:
         metrics.add(e.metrics.running)
@@ -195,7 +198,11 @@ def test_an_unregistered_engine_is_refused_at_its_line(tmp_path: Path) -> None:
 
 # What each bundled engine's server gets, from the engine's own docs and source (see each
 # record's `sources`), for the AWS blueprint (tensor_parallel 4, port 8000, no API key).
-NIM_IMAGE = "nvcr.io/nim/meta/llama-3.1-70b-instruct:1.8.4"
+# Engines without a default image get one named here (NIM: per model; SGLang: per release).
+IMAGES = {
+    "nim": "nvcr.io/nim/meta/llama-3.1-70b-instruct:1.8.4",
+    "sglang": "lmsysorg/sglang:v0.5.3-cu126",
+}
 OFFLINE = [{"name": "HF_HUB_OFFLINE", "value": "1"}, {"name": "TRANSFORMERS_OFFLINE", "value": "1"}]
 
 
@@ -240,6 +247,21 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
             "queue": 'sum(nv_inference_pending_request_count{namespace="{ns}"})',
             "drain": "sleep",
         }
+    if kind == "sglang":
+        return {
+            "args": [
+                *("python3", "-m", "sglang.launch_server", "--model-path", "/models/weights"),
+                *("--served-model-name", model, "--tp-size", "4"),
+                *("--context-length", str(context), "--host", "0.0.0.0", "--port", "8000"),
+                *("--enable-metrics", "--max-running-requests", str(seqs)),
+            ],
+            "env": OFFLINE,
+            "paths": ("/v1/models", "/health"),
+            "metrics_port": 8000,
+            "queue": 'sum(sglang:num_running_reqs{namespace="{ns}"}) + '
+            'sum(sglang:num_queue_reqs{namespace="{ns}"})',
+            "drain": "python3",
+        }
     assert kind == "nim"
     return {
         "args": None,
@@ -258,14 +280,14 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
 
 
 def test_every_bundled_engine_is_covered_here() -> None:
-    assert kinds()[: len(BUNDLED)] == ("vllm", "tgi", "triton", "nim")
+    assert kinds()[: len(BUNDLED)] == ("vllm", "tgi", "triton", "nim", "sglang")
 
 
 @pytest.mark.parametrize("kind", [e.kind for e in BUNDLED])
 def test_each_engine_generates_exactly_its_record(kind: str) -> None:
     raw = yaml.safe_load(AWS.read_text("utf-8"))
     e = engine(kind)
-    image = NIM_IMAGE if e.image is None else None
+    image = IMAGES[kind] if e.image is None else None
     text = _switch(AWS.read_text("utf-8"), kind, image, "none" if e.api_key is None else None)
     blueprints = load_text(text, "<fleet>")
     files = {f.path: f.content for f in build_files(blueprints)}
@@ -273,9 +295,10 @@ def test_each_engine_generates_exactly_its_record(kind: str) -> None:
     [so] = _objects(files, "ScaledObject")
     c = _server(dep)
     # The per-replica concurrency is the estimate's (tests/estimate check it), read back here.
-    seqs = int(c["args"][c["args"].index("--max-num-seqs") + 1]) if kind == "vllm" else 0
+    cap = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests"}.get(kind)
+    seqs = int(c["args"][c["args"].index(cap) + 1]) if cap else 0
     want = _expected(kind, raw["model"]["name"], raw["model"]["max_context_tokens"], seqs)
-    assert c["image"].split("@")[0] == (e.image or NIM_IMAGE)
+    assert c["image"].split("@")[0] == (e.image or IMAGES[kind])
     assert c.get("args") == want["args"]
     env = [x for x in c.get("env", []) if x["name"] != "VLLM_API_KEY"] or None
     assert env == want["env"]
@@ -329,3 +352,40 @@ def test_a_record_naming_no_slot_or_missing_a_source_is_refused() -> None:
         Engine(args=(), sources=sources, **{**base, "metrics": running})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="already registered"):
         register(engine("vllm"))
+
+
+@pytest.mark.slow
+def test_mypy_refuses_a_match_that_forgets_a_drain_or_a_slot(tmp_path: Path) -> None:
+    """The renderer's matches end in assert_never: a new Drain variant or Slot member that
+    a match does not handle is a mypy error, not a silent fall-through (the old bug: any
+    unknown kind got NIM's environment)."""
+    api = pytest.importorskip("mypy.api")
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from typing import assert_never\n"
+        "from archform.spec.engines.record import Drain, GaugeDrain, Slot\n\n\n"
+        "def drain(d: Drain) -> str:\n"
+        "    match d:\n"
+        "        case GaugeDrain():\n"
+        "            return 'gauges'\n"
+        "        case _:\n"
+        "            assert_never(d)\n\n\n"
+        "def slot(s: Slot) -> str:\n"
+        "    match s:\n"
+        "        case Slot.WEIGHTS | Slot.PORT:\n"
+        "            return s.value\n"
+        "        case _:\n"
+        "            assert_never(s)\n",
+        "utf-8",
+    )
+    config = tmp_path / "mypy.ini"
+    config.write_text(f"[mypy]\nmypy_path = {Path(__file__).resolve().parents[3] / 'src'}\n")
+    out, _, status = api.run(
+        [
+            *(str(probe), "--strict", "--follow-imports=silent", "--no-incremental"),
+            *(f"--config-file={config}", f"--cache-dir={tmp_path / 'cache'}"),
+        ]
+    )
+    assert status == 1, out
+    assert 'Argument 1 to "assert_never" has incompatible type "SleepDrain"' in out, out
+    assert "Slot.SERVED_NAME" in out, out

@@ -7,12 +7,12 @@ records archform ships. A new engine is one module holding one `Engine` record, 
 
 from __future__ import annotations
 
-from archform.spec.engines import nim, tgi, triton, vllm
+from archform.spec.engines import nim, sglang, tgi, triton, vllm
 from archform.spec.engines.record import Engine
 
 __all__ = ["BUNDLED", "Engine", "engine", "kinds", "register", "unregister"]
 
-BUNDLED: tuple[Engine, ...] = (vllm.ENGINE, tgi.ENGINE, triton.ENGINE, nim.ENGINE)
+BUNDLED: tuple[Engine, ...] = (vllm.ENGINE, tgi.ENGINE, triton.ENGINE, nim.ENGINE, sglang.ENGINE)
 DEFAULT_KIND = "vllm"
 
 _REGISTRY: dict[str, Engine] = {e.kind: e for e in BUNDLED}

@@ -32,6 +32,7 @@ ENGINE = Engine(
         ok="request_success_total",
         path="/v1/metrics",
     ),
+    checkpoint="huggingface",
     drain=SleepDrain(),
     sources={
         "image": Source(f"{_DOCS}/{RELEASE}/get-started/configuration.html", RELEASE),

@@ -124,6 +124,9 @@ class Engine:
     drain: Drain
     sources: dict[FactGroup, Source]
     api_key: ApiKey | None = None
+    # The model-folder layout the engine loads (spec/data/checkpoints.yaml `formats`), which
+    # `archform promote` checks before publishing; None where archform has none on record.
+    checkpoint: str | None = None
     # The argument that loads an extra ASGI middleware module by import path (archform's
     # Front Door header check on Azure); None where the server has no such hook.
     middleware_arg: str | None = None

@@ -32,6 +32,7 @@ ENGINE = Engine(
         kv=("tgi_batch_current_size",),
         ok="tgi_request_success",
     ),
+    checkpoint="huggingface",
     drain=SleepDrain(),
     sources={
         "image": Source(

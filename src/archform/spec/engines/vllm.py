@@ -48,6 +48,7 @@ ENGINE = Engine(
     # preStop: wait until the server's own gauges of running and waiting requests
     # (vllm/v1/metrics/loggers.py) are both 0. The image ships Python (vLLM is a Python
     # package).
+    checkpoint="huggingface",
     drain=GaugeDrain(gauges=("vllm:num_requests_running", "vllm:num_requests_waiting")),
     # vLLM reads VLLM_API_KEY or --api-key and then requires `Authorization: Bearer <key>`
     # on every path under /v1 (vllm/entrypoints/openai/api_server.py, `authentication`

@@ -163,7 +163,7 @@ class Server(Strict):
             Field(
                 pattern=r"^[a-z0-9][a-z0-9./_-]{0,200}(:[A-Za-z0-9._-]{1,128})?(@sha256:[a-f0-9]{64})?$",
                 description="Container image pinned by tag or digest; vllm, tgi and triton "
-                "default to a pinned image, NIM images are per model",
+                "default to a pinned image, NIM images are per model, sglang has no default",
             ),
         ]
         | None

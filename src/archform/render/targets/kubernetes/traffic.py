@@ -121,8 +121,10 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
     }
     threshold = float(target)
     if metric == "queue_depth" and m.running is not None:
-        # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
-        # the rest, so the threshold is a full batch plus the blueprint's queue target.
+        # In flight = running + waiting: an engine with a running gauge runs at most
+        # {max_num_seqs} requests (its record's arguments cap them, e.g. vLLM's
+        # --max-num-seqs) and queues the rest, so the threshold is a full batch plus the
+        # blueprint's queue target.
         running = f"sum({m.running}{sel})"
         queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
         threshold += v.serving.max_num_seqs
