@@ -389,3 +389,22 @@ def test_mypy_refuses_a_match_that_forgets_a_drain_or_a_slot(tmp_path: Path) -> 
     assert status == 1, out
     assert 'Argument 1 to "assert_never" has incompatible type "SleepDrain"' in out, out
     assert "Slot.SERVED_NAME" in out, out
+
+
+def test_shared_code_names_no_engine() -> None:
+    """No string in archform's code outside spec/engines is an engine's kind: every branch
+    on an engine is a field of its record. (spec/peers reads other tools' files, whose
+    commands name the engine they run, e.g. SkyServe's `vllm serve`.)"""
+    import ast
+
+    src = Path(__file__).resolve().parents[3] / "src" / "archform"
+    kinds = {e.kind for e in BUNDLED}
+    found = []
+    for path in sorted(src.rglob("*.py")):
+        rel = path.relative_to(src).as_posix()
+        if rel.startswith(("spec/engines/", "spec/peers/")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in kinds:
+                found.append(f"{rel}:{node.lineno}: {node.value!r}")
+    assert not found, "\n".join(found)
