@@ -216,6 +216,10 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
             ],
             "env": OFFLINE,
             "paths": ("/v1/models", "/health"),
+            # /v1/models needs the key (the blueprint keeps edge.auth: api_key): probes
+            # use /health.
+            "key": "VLLM_API_KEY",
+            "probe": "/health",
             "metrics_port": 8000,
             "queue": 'sum(vllm:num_requests_running{namespace="{ns}"}) + '
             'sum(vllm:num_requests_waiting{namespace="{ns}"})',
@@ -229,6 +233,9 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
             ],
             "env": OFFLINE,
             "paths": ("/health", "/info"),
+            # TGI's key guards the generation routes only; /health stays open.
+            "key": "API_KEY",
+            "probe": "/health",
             "metrics_port": 8000,
             "queue": 'sum(tgi_queue_size{namespace="{ns}"})',
             "drain": "sleep",
@@ -243,6 +250,8 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
             ],
             "env": None,
             "paths": ("/v2/health/ready", "/v2/health/live"),
+            "key": None,
+            "probe": "/v2/health/ready",
             "metrics_port": 8002,
             "queue": 'sum(nv_inference_pending_request_count{namespace="{ns}"})',
             "drain": "sleep",
@@ -257,6 +266,8 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
             ],
             "env": OFFLINE,
             "paths": ("/v1/models", "/health"),
+            "key": None,
+            "probe": "/v1/models",
             "metrics_port": 8000,
             "queue": 'sum(sglang:num_running_reqs{namespace="{ns}"}) + '
             'sum(sglang:num_queue_reqs{namespace="{ns}"})',
@@ -272,6 +283,8 @@ def _expected(kind: str, model: str, context: int, seqs: int) -> dict[str, Any]:
             {"name": "NIM_SERVER_PORT", "value": "8000"},
         ],
         "paths": ("/v1/health/ready", "/v1/health/live"),
+        "key": None,
+        "probe": "/v1/health/ready",
         "metrics_port": 8000,
         "metrics_path": "/v1/metrics",
         "queue": 'sum(num_requests_waiting{namespace="{ns}"})',
@@ -300,13 +313,15 @@ def test_each_engine_generates_exactly_its_record(kind: str) -> None:
     want = _expected(kind, raw["model"]["name"], raw["model"]["max_context_tokens"], seqs)
     assert c["image"].split("@")[0] == (e.image or IMAGES[kind])
     assert c.get("args") == want["args"]
-    env = [x for x in c.get("env", []) if x["name"] != "VLLM_API_KEY"] or None
+    keyed = [x["name"] for x in c.get("env", []) if "valueFrom" in x]
+    assert keyed == ([want["key"]] if want["key"] else [])
+    assert (e.api_key.env if e.api_key else None) == want["key"]
+    env = [x for x in c.get("env", []) if "valueFrom" not in x] or None
     assert env == want["env"]
     ready, live = want["paths"]
     assert (e.ready_path, e.live_path) == (ready, live)
-    # The blueprint's default edge.auth is api_key: probes use the liveness path where the
-    # engine checks a key (its ready path needs the key), else the ready path.
-    probe = live if e.api_key else ready
+    # The blueprint's default edge.auth is api_key where the engine reads a key.
+    probe = want["probe"]
     assert c["readinessProbe"]["httpGet"]["path"] == probe
     assert c["livenessProbe"]["httpGet"]["path"] == live
     ports = [p["containerPort"] for p in c["ports"]]

@@ -104,10 +104,15 @@ Drain = GaugeDrain | SleepDrain
 
 @dataclass(frozen=True, slots=True)
 class ApiKey:
-    """The server checks an API key it reads from `env`; `checkov_reason` says why env."""
+    """The server checks an API key it reads from `env`; `checkov_reason` says why env.
+
+    `ready_needs_key`: the ready path itself requires the key, so probes and load balancers
+    (which send none) use the liveness path instead.
+    """
 
     env: str
     checkov_reason: str
+    ready_needs_key: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from archform.spec.engines.record import Engine, Env, Metrics, SleepDrain, Source
+from archform.spec.engines.record import ApiKey, Engine, Env, Metrics, SleepDrain, Source
 
 RELEASE = "v3.3.4"
 _TREE = f"https://github.com/huggingface/text-generation-inference/blob/{RELEASE}"
@@ -34,6 +34,17 @@ ENGINE = Engine(
     ),
     checkpoint="huggingface",
     drain=SleepDrain(),
+    # The launcher reads API_KEY (launcher/src/main.rs, `api_key`, clap `env`) and hands it
+    # to the router, which then requires `Authorization: Bearer <key>` on the generation
+    # routes only; /health, /info, /metrics and /v1/models stay open (router/src/server.rs,
+    # base_routes vs info_routes).
+    api_key=ApiKey(
+        env="API_KEY",
+        checkov_reason="TGI's launcher reads its API key from API_KEY or --api-key "
+        "(launcher/src/main.rs); an argument in the manifest would show the key, so the "
+        "Secret is passed as an environment variable",
+        ready_needs_key=False,
+    ),
     sources={
         "image": Source(
             f"https://github.com/huggingface/text-generation-inference/releases/tag/{RELEASE}",

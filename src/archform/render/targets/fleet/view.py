@@ -467,7 +467,7 @@ def edge_view(fleet: InferenceFleet) -> EdgeView:
     keyed = edge.auth == "api_key"
     server = engine(fleet.server.kind)
     # The engine's own variable for its API key (spec.buildable refuses a key elsewhere).
-    key_env = server.api_key.env if keyed and server.api_key else ""
+    key = server.api_key if keyed else None
     return EdgeView(
         public=public,
         tls=public and edge.protocol == "https",
@@ -475,12 +475,12 @@ def edge_view(fleet: InferenceFleet) -> EdgeView:
         port=HTTPS_PORT if public and edge.protocol == "https" else fleet.server.port,
         auth=edge.auth,
         api_key_secret=f"{fleet.name}-api-key" if keyed else "",
-        api_key_env=key_env,
+        api_key_env=key.env if key else "",
         # With a key, the ready path (vLLM's /v1/models) answers 401 to probes and load
         # balancers; vLLM's /health is outside /v1 and its HTTP server starts only once the
         # engine has loaded the model (api_server.run_server builds the engine client before
         # serve_http).
-        health_path=server.live_path if keyed else server.ready_path,
+        health_path=server.live_path if key and key.ready_needs_key else server.ready_path,
     )
 
 
