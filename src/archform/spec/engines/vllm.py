@@ -22,6 +22,9 @@ ENGINE = Engine(
         "{max_context}",
         "--port",
         "{port}",
+        # Request logging is on by default before vllm-project/vllm#21739 (the bundled
+        # blueprints pin v0.6.3); that change made it opt-in and deprecated this flag, and
+        # #29402 removes it (v0.12): drop it once no supported image predates #21739.
         "--disable-log-requests",
         # Run at most the estimate's per-replica concurrency; beyond it vLLM queues
         # (vllm:num_requests_waiting), which the autoscaler counts.
