@@ -19,20 +19,20 @@ from ruamel.yaml import YAML
 from archform.render.env import render, shipped
 from archform.render.target import Releases, Target
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.fleet.view import fleet_view
 from archform.render.targets.kubernetes.awaits import AwaitView, await_of, startup_budget
 from archform.render.targets.kubernetes.objects import (
-    SERVERS,
     dns_label,
     edge_names,
     fleet_objects,
     gateway_address,
 )
+from archform.render.targets.kubernetes.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.deploy_timing import deploy_timing
+from archform.spec.engines import engine
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.release import Release
 
@@ -70,7 +70,7 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
         **{f.name: getattr(view, f.name) for f in fields(view)},
         # What load balancers check: the model-ready path, answered without an API key.
         ready_path=view.edge.health_path,
-        live_path=SERVERS[view.server.kind].live,
+        live_path=engine(view.server.kind).live_path,
         dns_label=dns_label(view),
         gateway_address=gateway_address(view),
         edge_names=edge_names(view),

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from archform.render.env import render
 from archform.render.target import Target
-from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.fleet.target import SDK_PINS, fleet_data
 from archform.render.targets.fleet.view import GIB_PER_GB
 from archform.render.targets.kubernetes.objects import fleet_objects
+from archform.render.targets.kubernetes.records import FleetView
 from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document

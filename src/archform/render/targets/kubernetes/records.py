@@ -1,5 +1,7 @@
 """The typed records of the inference-fleet view (built by fleet.view, read by every fleet output).
 
+They live beside the Kubernetes objects built from them, so the dependency runs one way:
+the fleet target (fleet/) imports kubernetes/, never the reverse (import-linter checks it).
 Field order is the key order of the FLEET literal embedded in the generated program.
 """
 
