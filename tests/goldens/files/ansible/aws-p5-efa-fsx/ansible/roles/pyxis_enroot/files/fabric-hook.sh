@@ -10,17 +10,20 @@ set -euo pipefail
 # Host paths are looked up under ARCHFORM_HOST_ROOT (empty on the nodes; tests only).
 host=${ARCHFORM_HOST_ROOT-}
 # An image with a stack of its own keeps it (and its library path) untouched.
+# shellcheck disable=SC2043  # the blueprint's fabric may name a single path
 for own in /opt/amazon/efa /opt/amazon/ofi-nccl /opt/amazon/aws-ofi-nccl; do
     if [ -e "${ENROOT_ROOTFS}${own}" ]; then
         exit 0
     fi
 done
+# shellcheck disable=SC2043  # the blueprint's fabric may name a single path
 for dir in /opt/amazon/efa /opt/amazon/ofi-nccl; do
     if [ -d "${host}${dir}" ]; then
         printf '%s %s none x-create=dir,bind,ro,nosuid,nodev,private\n' "${host}${dir}" "${dir}" >>"${ENROOT_MOUNTS}"
     fi
 done
 path=
+# shellcheck disable=SC2043  # the blueprint's fabric may name a single path
 for dir in /opt/amazon/ofi-nccl/lib/x86_64-linux-gnu /opt/amazon/ofi-nccl/lib/aarch64-linux-gnu /opt/amazon/ofi-nccl/lib /opt/amazon/efa/lib /opt/amazon/efa/lib64; do
     if [ -d "${host}${dir}" ]; then
         path=${path:+${path}:}${dir}

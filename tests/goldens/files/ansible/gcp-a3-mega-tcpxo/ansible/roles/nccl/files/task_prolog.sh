@@ -6,6 +6,7 @@
 # Variables the user already set win. /etc/nccl.conf stays the image's file where the image
 # ships one (Azure HPC image); these exports carry archform's settings on top of it.
 emit() {
+    current=
     eval "current=\${$1+set}"
     [ "$current" = set ] || printf 'export %s=%s\n' "$1" "$2"
 }
@@ -16,6 +17,7 @@ emit NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY /dev/aperture_devices
 # The vendor's NCCL plugin environment (/var/lib/tcpxo/lib64/nccl-env-profile.sh), when present on the node.
 if [ -r /var/lib/tcpxo/lib64/nccl-env-profile.sh ]; then
     (
+        # shellcheck disable=SC2034  # read by the vendor script sourced next
         NCCL_LIB_DIR=/var/lib/tcpxo/lib64
         . /var/lib/tcpxo/lib64/nccl-env-profile.sh >/dev/null 2>&1
         env | grep -E '^(NCCL_[A-Z0-9_]+)=' | while IFS='=' read -r name value; do

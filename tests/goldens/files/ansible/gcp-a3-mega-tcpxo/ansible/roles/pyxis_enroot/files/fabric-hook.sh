@@ -9,12 +9,14 @@
 set -euo pipefail
 # Host paths are looked up under ARCHFORM_HOST_ROOT (empty on the nodes; tests only).
 host=${ARCHFORM_HOST_ROOT-}
+# shellcheck disable=SC2043  # the blueprint's fabric may name a single path
 for dir in /var/lib/tcpxo/lib64; do
     if [ -d "${host}${dir}" ]; then
         printf '%s %s none x-create=dir,bind,ro,nosuid,nodev,private\n' "${host}${dir}" "${dir}" >>"${ENROOT_MOUNTS}"
     fi
 done
 path=
+# shellcheck disable=SC2043  # the blueprint's fabric may name a single path
 for dir in /var/lib/tcpxo/lib64; do
     if [ -d "${host}${dir}" ]; then
         path=${path:+${path}:}${dir}

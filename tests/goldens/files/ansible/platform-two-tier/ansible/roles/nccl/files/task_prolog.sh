@@ -6,6 +6,7 @@
 # Variables the user already set win. /etc/nccl.conf stays the image's file where the image
 # ships one (Azure HPC image); these exports carry archform's settings on top of it.
 emit() {
+    current=
     eval "current=\${$1+set}"
     [ "$current" = set ] || printf 'export %s=%s\n' "$1" "$2"
 }
