@@ -30,6 +30,7 @@ PROGRAMS: dict[str, tuple[list[str], list[str]]] = {
     "pulumi-azure": (["pulumi/azure", "pulumi/common"], []),
     "pulumi-fleet": (["pulumi/fleet"], []),
     "ansible-filters": (["ansible/filter_plugins"], []),
+    "policy-pack": (["policy"], []),
 }
 SHELLS = ("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash", "#!/usr/bin/env sh")
 
