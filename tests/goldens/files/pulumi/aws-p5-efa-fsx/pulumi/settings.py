@@ -112,3 +112,4 @@ CONFIG_DEFAULTS = {
     'headImageId': 'resolve:ssm:/aws/service/canonical/ubuntu/server/22.04/stable/current/amd64/hvm/ebs-gp2/ami-id',
     'keyName': '',
 }
+EXTENSIONS = False

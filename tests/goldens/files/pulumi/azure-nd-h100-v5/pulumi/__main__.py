@@ -2,6 +2,7 @@
 
 import compute
 import network
+import settings as s
 import storage
 from inventory import export_inventory
 
@@ -17,3 +18,10 @@ export_inventory(
     nfs=fs.nfs,
     scale_sets=nodes.scale_sets,
 )
+
+if s.EXTENSIONS:
+    # The team's own code (blueprint `extensions.pulumi`, copied to extensions/ by archform):
+    # extend() gets what this program built.
+    import extensions
+
+    extensions.extend(net=net, fs=fs, nodes=nodes)

@@ -75,3 +75,4 @@ CONFIG_DEFAULTS = {
     'datasetsHsmContainerId': '',
     'datasetsHsmLoggingContainerId': '',
 }
+EXTENSIONS = False

@@ -124,3 +124,4 @@ CONFIG_DEFAULTS = {
     'kmsKeySelfLink': '',
     'gpuReservation': '',
 }
+EXTENSIONS = False

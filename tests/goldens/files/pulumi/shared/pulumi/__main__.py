@@ -3,6 +3,7 @@
 import compute
 import iam
 import network
+import settings as s
 import storage
 from inventory import export_inventory
 
@@ -18,3 +19,10 @@ export_inventory(
     lustre=fs.lustre,
     nfs=fs.nfs,
 )
+
+if s.EXTENSIONS:
+    # The team's own code (blueprint `extensions.pulumi`, copied to extensions/ by archform):
+    # extend() gets what this program built.
+    import extensions
+
+    extensions.extend(net=net, fs=fs, nodes=nodes)

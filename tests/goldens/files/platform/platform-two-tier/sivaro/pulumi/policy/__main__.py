@@ -6,10 +6,11 @@ so `archform verify` can evaluate them without starting the policy server.
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
+from pack_settings import PACK_NAME
 from policies import POLICIES
 
 PolicyPack(
-    name='sivaro-registry-invariants',
+    name=PACK_NAME,
     policies=POLICIES,
     enforcement_level=EnforcementLevel.MANDATORY,
 )
