@@ -180,8 +180,6 @@ class ProjectContext:
     modules: list[str]
     notes: list[str]
     provider_config: list[ProviderConfig]
-    # True when the blueprint names the team's Pulumi package (extensions.pulumi).
-    extensions: bool = False
 
 
 def _settings_py(settings: Settings) -> list[SettingRow]:
@@ -238,6 +236,8 @@ def project_files(
     settings = {
         **settings,
         "CONFIG_DEFAULTS": {c.name: c.default for c in config if c.default is not None},
+        # __main__.py calls the team's package (pulumi/extensions/) last when there is one.
+        "EXTENSIONS": bool(extensions),
     }
     context = ProjectContext(
         provider=provider,
@@ -252,7 +252,6 @@ def project_files(
         modules=modules,
         notes=notes,
         provider_config=_provider_config(provider, settings),
-        extensions=bool(extensions),
     )
     files = [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),
