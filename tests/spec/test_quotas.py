@@ -225,29 +225,34 @@ def _pool_refused(bp: Path, written: str, path: str, *needles: str) -> None:
 EKS_MAX = "max_nodes_per_region: 8"
 
 
-@pytest.mark.parametrize("nodes", [450, 451])
+# The GPU pool's node group also holds the rollout headroom: maxSurge 25% of the replicas at
+# the maximum, in nodes (Kubernetes rounds a percentage surge up). The H100 fleet runs 2
+# replicas per p5 (8 GPUs, tensor_parallel 4): n nodes -> 2n replicas -> ceil(2n / 4) surge
+# pods -> ceil(that / 2) nodes. 360 + 90 = 450 fits; 361 + 91 = 452 does not.
+@pytest.mark.parametrize("nodes", [360, 361])
 def test_an_eks_gpu_pool_up_to_450_nodes_per_region(tmp_path: Path, nodes: int) -> None:
     written = f"max_nodes_per_region: {nodes}"
     bp = _edit(EKS, tmp_path, EKS_MAX, written)
-    if nodes == 450:
+    if nodes == 360:
         assert _validate(bp)[0] == 0
         return
     _pool_refused(
         bp,
         written,
         "gpu_pool.max_nodes_per_region",
-        "the GPU pool of each region grows to 451 nodes",
+        "the GPU pool of each region grows to 452 nodes (91 of them for a rollout's surge pods",
         "allows 450 nodes per EKS managed node group",
         "L-BD136A63",
     )
 
 
 def test_an_eks_on_demand_floor_is_a_node_group_of_its_own(tmp_path: Path) -> None:
-    # spot with a floor: the floor pool (451) is over, the spot pool above it (449) is not
+    # spot with a floor: the floor pool (451) is over; the spot pool above it is not:
+    # 600 - 451 = 149 nodes plus the headroom of 1,200 replicas (300 surge pods, 150 nodes)
     pool = "  purchase: spot\n  on_demand_floor_per_region: 451\n  fabric: ethernet\n"
     text = "  purchase: on_demand\n  fabric: ethernet\n"
     bp = _edit(EKS, tmp_path, text, pool)
-    bp.write_text(bp.read_text().replace(EKS_MAX, "max_nodes_per_region: 900"))
+    bp.write_text(bp.read_text().replace(EKS_MAX, "max_nodes_per_region: 600"))
     _pool_refused(
         bp, "on_demand_floor_per_region: 451", "gpu_pool.on_demand_floor_per_region", "451 nodes"
     )
@@ -264,12 +269,14 @@ def test_an_eks_system_pool_counts_its_headroom(tmp_path: Path, nodes: int) -> N
     _pool_refused(bp, written, "system_pool.nodes_per_region", "grows to 451 nodes")
 
 
-@pytest.mark.parametrize("nodes", [1004, 1005])
+# floor 4 on demand; the spot pool holds the rest plus the rollout headroom: 2 replicas per
+# NV72ads A10 v5 (2 GPUs, tensor_parallel 1), so n nodes -> 2n replicas -> ceil(2n / 4) surge
+# pods -> ceil(that / 2) nodes: 803 - 4 + 201 = 1,000 fits, 804 - 4 + 201 = 1,001 does not.
+@pytest.mark.parametrize("nodes", [803, 804])
 def test_an_aks_spot_pool_up_to_1000_nodes(tmp_path: Path, nodes: int) -> None:
-    # floor 4 on demand; the spot pool holds the rest: max_nodes_per_region - 4
     written = f"max_nodes_per_region: {nodes}"
     bp = _edit(AKS, tmp_path, "max_nodes_per_region: 40", written)
-    if nodes == 1004:
+    if nodes == 803:
         assert _validate(bp)[0] == 0
         return
     _pool_refused(

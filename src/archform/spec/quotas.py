@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from archform.spec.addresses import public_addresses
 from archform.spec.datafile import load_data
 from archform.spec.paths import Loc
+from archform.spec.rollout import MAX_SURGE_PERCENT, headroom_nodes
 
 if TYPE_CHECKING:  # the checks read these models; the data needs none
     from archform.spec.models.inference import InferenceFleet
@@ -266,13 +267,15 @@ class PoolSize:
     loc: Loc
     max_nodes: int
     what: str
+    headroom: int = 0  # nodes of max_nodes that are the rollout headroom (spec.rollout)
 
 
 def node_pools(fleet: InferenceFleet) -> list[PoolSize]:
     """The node pools each region's cluster gets, the system pool first.
 
     As render.fleet.view `_pools` builds them: a spot GPU pool splits into an on-demand
-    floor pool and a spot pool above it.
+    floor pool and a spot pool above it, and the pool the autoscaler grows may add the
+    nodes a rollout's surge pods need at the maximum (spec.rollout.headroom_nodes).
     """
     pool = fleet.gpu_pool
     spot = pool.purchase == "spot"
@@ -284,14 +287,18 @@ def node_pools(fleet: InferenceFleet) -> list[PoolSize]:
         out.append(
             PoolSize(("gpu_pool", "on_demand_floor_per_region"), floor, "the on-demand GPU pool")
         )
-    if not spot or pool.max_nodes_per_region > floor:
-        out.append(
-            PoolSize(
-                ("gpu_pool", "max_nodes_per_region"),
-                pool.max_nodes_per_region - floor,
-                "the spot GPU pool" if spot else "the GPU pool",
-            )
+    # the pool the autoscaler grows carries the rollout headroom (spec.rollout)
+    per_node = pool.gpu.per_node if pool.gpu else 1
+    replicas_per_node = max(1, per_node // max(1, fleet.server.tensor_parallel))
+    headroom = headroom_nodes(pool.max_nodes_per_region * replicas_per_node, replicas_per_node)
+    out.append(
+        PoolSize(
+            ("gpu_pool", "max_nodes_per_region"),
+            pool.max_nodes_per_region - floor + headroom,
+            "the spot GPU pool" if spot else "the GPU pool",
+            headroom,
         )
+    )
     return out
 
 
@@ -348,7 +355,13 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
                 size.loc,
                 per_pool,
                 size.max_nodes,
-                f"{size.what} of each region grows to {size.max_nodes:,} nodes",
+                f"{size.what} of each region grows to {size.max_nodes:,} nodes"
+                + (
+                    f" ({size.headroom:,} of them for a rollout's surge pods at the maximum, "
+                    f"maxSurge {MAX_SURGE_PERCENT}%)"
+                    if size.headroom
+                    else ""
+                ),
                 declared,
             )
             for size in node_pools(fleet)

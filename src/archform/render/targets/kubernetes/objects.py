@@ -38,6 +38,7 @@ from archform.render.targets.kubernetes.traffic import (
     scaled_object,
     service,
 )
+from archform.spec.rollout import MAX_SURGE_PERCENT
 
 __all__ = ["dns_label", "edge_names", "fleet_objects", "gateway_address"]
 
@@ -200,8 +201,9 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                 "type": "RollingUpdate",
                 # A quarter of the replicas at a time: one at a time, a rollout of N replicas
                 # takes N pod starts (tens of minutes each for a large model); the surge
-                # pods need spare GPU capacity, which the autoscaler adds.
-                "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0},
+                # pods need spare GPU capacity, which the autoscaler adds: each GPU pool's
+                # maximum carries the rollout headroom for them (spec.rollout).
+                "rollingUpdate": {"maxSurge": f"{MAX_SURGE_PERCENT}%", "maxUnavailable": 0},
             },
             # Set below from the startup budget: a new GPU node, then one pod's download,
             # verification and load (kubernetes.awaits), so a slow start is not "no progress".
