@@ -107,10 +107,10 @@ DIFF_TESTS = (
     "tests/diff/test_impact_table.py",
     "tests/diff/test_provider_impact.py",
 )
+# in process (the broken and unbuildable corpora run the CLI once per file: minutes)
 SPEC_TESTS = (
+    "tests/spec/test_validators.py",
     "tests/spec/test_loader.py",
-    "tests/spec/test_broken_corpus.py",
-    "tests/spec/test_unbuildable_corpus.py",
 )
 
 
@@ -249,6 +249,24 @@ def _copy_tree(dest: Path) -> None:
         shutil.copy2(src, out)
 
 
+def _sync_tests(tree: Path, chosen: list[Target]) -> None:
+    """Bring today's tests into a kept tree whose sources are still the ones mutated."""
+    for target in chosen:
+        if (tree / target.module).read_bytes() != (ROOT / target.module).read_bytes():
+            raise SystemExit(f"{target.module} changed since its session: run it afresh")
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z", "tests"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.split(b"\0")
+    for raw in filter(None, files):
+        rel = raw.decode()
+        if (ROOT / rel).is_file():
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, tree / rel)
+
+
 def _test_args(target: Target) -> list[str]:
     args = [*PYTEST, *target.tests]
     if target.keyword:
@@ -300,8 +318,8 @@ def importers(tree: Path, module: str) -> set[str]:
                     base = ".".join([*up, *([base] if base else [])])
                 deps.add(base)
                 deps.update(f"{base}.{a.name}" for a in node.names)
-        # importing a.b.c runs a and a.b first
-        graph[name] = {p for d in deps for p in _prefixes(d)}
+        # importing a.b.c runs a and a.b first: what it names, and its own packages
+        graph[name] = {p for d in [*deps, name] for p in _prefixes(d)} - {name}
     out = {module}
     changed = True
     while changed:
@@ -379,8 +397,39 @@ def mutant_id(module: str, diff: str) -> str:
     return hashlib.sha256("\n".join([module, *body]).encode()).hexdigest()[:12]
 
 
-def run_target(target: Target, tree: Path, sock: str, nice: bool, timeout: float) -> dict[str, Any]:
-    """Init, scope and execute one cosmic-ray session; the outcome counts and survivors."""
+def _count_inert(
+    session: Path, spans: list[tuple[tuple[int, int], tuple[int, int]]], scope: set[int] | None
+) -> int:
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        return sum(
+            1
+            for item in db.work_items
+            if (scope is None or item.mutations[0].start_pos[0] in scope)
+            and any(
+                lo <= tuple(item.mutations[0].start_pos) and tuple(item.mutations[0].end_pos) <= hi
+                for lo, hi in spans
+            )
+        )
+
+
+def _forget_survivors(session: Path) -> int:
+    """Drop the survivors' results from a session, so `exec` runs them again."""
+    from cosmic_ray.work_db import WorkDB, WorkResultStorage, use_db
+
+    with use_db(str(session), WorkDB.Mode.open) as db, db._session_maker.begin() as orm:
+        rows = orm.query(WorkResultStorage).filter(WorkResultStorage.test_outcome == "survived")
+        return int(rows.delete())
+
+
+def run_target(
+    target: Target, tree: Path, sock: str, nice: bool, timeout: float, rerun: bool = False
+) -> dict[str, Any]:
+    """Init, scope and execute one cosmic-ray session; the outcome counts and survivors.
+
+    `rerun`: keep the session's outcomes and run only its survivors again (after new tests).
+    """
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -401,10 +450,13 @@ def run_target(target: Target, tree: Path, sock: str, nice: bool, timeout: float
     )
     cr = [sys.executable, "-m", "cosmic_ray.cli"]
     prefix = ["nice", "-n", "10"] if nice else []
-    subprocess.run([*cr, "init", str(config), str(session), "--force"], cwd=tree, check=True)
     scope = _in_scope_lines(tree / target.module, target.functions)
     spans = _annotation_spans(tree / target.module)
     annotations = 0
+    if rerun:
+        _forget_survivors(session)
+    else:
+        subprocess.run([*cr, "init", str(config), str(session), "--force"], cwd=tree, check=True)
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item in db.work_items:
             mutation = item.mutations[0]
@@ -413,13 +465,23 @@ def run_target(target: Target, tree: Path, sock: str, nice: bool, timeout: float
             if (scope is not None and start[0] not in scope) or inert:
                 if inert and (scope is None or start[0] in scope):
                     annotations += 1
+                if rerun:
+                    continue
                 db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
     started = time.monotonic()
     subprocess.run([*prefix, *cr, "exec", str(config), str(session)], cwd=tree, check=True)
-    seconds = time.monotonic() - started
+    return collect(target, session, time.monotonic() - started, annotations)
+
+
+def collect(target: Target, session: Path, seconds: float, annotations: int) -> dict[str, Any]:
+    """The outcome counts and survivors recorded in a session (`pending`: not run yet)."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome
+
     counts = {"killed": 0, "survived": 0, "timeout": 0, "incompetent": 0}
     survivors = []
     with use_db(str(session), WorkDB.Mode.open) as db:
+        pending = len(db.pending_work_items)
         for item, result in db.completed_work_items:
             if result.worker_outcome == WorkerOutcome.SKIPPED:
                 continue
@@ -452,6 +514,7 @@ def run_target(target: Target, tree: Path, sock: str, nice: bool, timeout: float
         "functions": list(target.functions) if target.functions else None,
         "seconds": round(seconds, 1),
         "annotations": annotations,
+        "pending": pending,
         **counts,
         "survivors": survivors,
     }
@@ -488,6 +551,7 @@ def write_markdown(results: dict[str, Any]) -> None:
                 "incompetent": 0,
                 "annotations": 0,
                 "seconds": 0.0,
+                "pending": 0,
             },
         )
         for key in g:
@@ -502,7 +566,8 @@ def write_markdown(results: dict[str, Any]) -> None:
         "all mutants that ran. Each mutant runs only its module's tests (column `tests`).",
         "`not run`: mutants of annotations no code evaluates (signature annotations under",
         "`from __future__ import annotations`, PEP 563; local variable annotations, PEP 526),",
-        "which no test can tell apart; they are counted, not run.",
+        "which no test can tell apart; they are counted, not run. `pending`: mutants of a",
+        "session stopped part way (the machine's time ran out), not counted in the score.",
         f"Machine: {results.get('machine', '?')}; runs under `nice -n 10`.",
         "",
         f"**Total score: {score(total):.1f}%** ({total['killed'] + total['timeout']} of "
@@ -511,20 +576,23 @@ def write_markdown(results: dict[str, Any]) -> None:
         "",
         "## Per group",
         "",
-        "| group | killed | survived | timeout | incompetent | score | time (s) | not run |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| group | killed | survived | timeout | incompetent | score | time (s) | not run "
+        "| pending |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name, g in sorted(groups.items()):
         lines.append(
             f"| {name} | {g['killed']} | {g['survived']} | {g['timeout']} | "
-            f"{g['incompetent']} | {score(g):.1f}% | {g['seconds']:.0f} | {g['annotations']} |"
+            f"{g['incompetent']} | {score(g):.1f}% | {g['seconds']:.0f} | {g['annotations']} | "
+            f"{g['pending']} |"
         )
     lines += [
         "",
         "## Per module",
         "",
-        "| target | module | tests | killed | survived | timeout | score | time (s) | not run |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| target | module | tests | killed | survived | timeout | score | time (s) | not run "
+        "| note |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for name, e in modules.items():
         scope = f" ({', '.join(e['functions'])})" if e.get("functions") else ""
@@ -532,6 +600,7 @@ def write_markdown(results: dict[str, Any]) -> None:
             f"| {name} | `{e['module']}`{scope} | {' '.join(e['tests'])} | {e['killed']} | "
             f"{e['survived']} | {e['timeout']} | {score(e):.1f}% | {e['seconds']:.0f} | "
             f"{e.get('annotations', 0)} |"
+            + (f" partial: {e['pending']} mutants not run |" if e.get("pending") else " |")
         )
     not_run = results.get("not_run") or []
     if not_run:
@@ -610,7 +679,13 @@ def _serve_and_run(
             raise SystemExit(f"{target.name}: the tests fail unmutated, see {log}")
         # a mutant may take a few times as long (no -x stop) before it counts as hung
         timeout = max(20.0, 4 * (time.monotonic() - began))
-        return run_target(target, tree, sock, nice=not opts.no_nice, timeout=timeout)
+        entry = run_target(
+            target, tree, sock, nice=not opts.no_nice, timeout=timeout, rerun=opts.rerun_survivors
+        )
+        if opts.rerun_survivors and RESULTS_JSON.exists():
+            before = json.loads(RESULTS_JSON.read_text("utf-8"))["modules"].get(target.name)
+            entry["seconds"] = round(entry["seconds"] + (before or {}).get("seconds", 0.0), 1)
+        return entry
     finally:
         with contextlib.suppress(OSError):
             stop = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -628,6 +703,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=WORK, help="scratch copy of the tree")
     parser.add_argument("--no-nice", action="store_true")
     parser.add_argument("--report-only", action="store_true", help="rewrite the .md only")
+    parser.add_argument(
+        "--collect",
+        action="store_true",
+        help="record the sessions in --work as they stand (a run stopped part way)",
+    )
+    parser.add_argument(
+        "--rerun-survivors",
+        action="store_true",
+        help="reuse the sessions in --work and run only their survivors, with today's tests",
+    )
     parser.add_argument("--not-run-reason", help="why the targets not run were left out")
     opts = parser.parse_args(argv)
     if opts.report_only:
@@ -640,9 +725,27 @@ def main(argv: list[str] | None = None) -> int:
         or t.group in (opts.group or [])
     ]
     chosen = [t for t in chosen if t.name not in opts.skip]
+    if opts.only:  # in the order given
+        chosen.sort(key=lambda t: opts.only.index(t.name) if t.name in opts.only else -1)
     work: Path = opts.work.resolve()
     tree = work / "tree"
-    _copy_tree(tree)
+    if opts.collect:
+        for target in chosen:
+            session = tree / ".sessions" / f"{target.name}.sqlite"
+            if not session.exists():
+                continue
+            began = session.with_suffix(".toml").stat().st_mtime
+            spans = _annotation_spans(tree / target.module)
+            scope = _in_scope_lines(tree / target.module, target.functions)
+            entry = collect(
+                target, session, time.time() - began, _count_inert(session, spans, scope)
+            )
+            _record(target.name, entry, opts.not_run_reason)
+        return 0
+    if opts.rerun_survivors:
+        _sync_tests(tree, chosen)
+    else:
+        _copy_tree(tree)
     shutil.copy2(Path(__file__), work / "mutation_client.py")
     subprocess.run(
         [

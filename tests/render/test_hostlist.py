@@ -42,6 +42,9 @@ SLURM_MAX_RANGE = 64 * 1024  # src/common/hostlist.c MAX_RANGE
         (["x0", "x1", "y"], "x[0-1],y"),
         (["n1000", "n1001", "n1003"], "n[1000-1001,1003]"),
         (["n300"], "n300"),
+        # a one-host group followed by others: each keeps its place
+        (["gpu001", "login"], "gpu001,login"),
+        (["a1", "b1", "b2", "c"], "a1,b[1-2],c"),
     ],
 )
 def test_compress(names: list[str], expr: str) -> None:

@@ -92,3 +92,13 @@ def test_inf012_names_the_trained_maximum_and_its_source() -> None:
     (finding,) = _findings("INF012", FIXTURES / "INF012" / "fail_32k_on_llama2.yaml")
     assert "threshold: 4096" in finding.message
     assert "huggingface.co/meta-llama/Llama-2-13b-hf" in finding.message
+
+
+def test_lnt001_names_the_owner_only_when_one_is_given() -> None:
+    path = FIXTURES / "LNT001" / "fail_doc_example.yaml"
+    (owned,) = _findings("LNT001", path)
+    assert "suppression of INF001 (owner ml-platform) expired on 2020-01-31" in owned.message
+    text = path.read_text("utf-8").replace("      owner: ml-platform\n", "")
+    (anonymous,) = _findings("LNT001", text=text)
+    assert "suppression of INF001 expired on 2020-01-31" in anonymous.message
+    assert "owner" not in anonymous.message
