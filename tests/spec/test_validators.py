@@ -199,6 +199,9 @@ def _parallel(tp: int, pp: int) -> Edit:
         (_parallel(1, 1), None),
         (_all(_parallel(8, 5), _set("compute.nodes", 5)), None),  # 40 GPUs
         (_all(_parallel(8, 5), _set("compute.nodes", 6)), "does not divide the cluster's 48"),
+        # one GPU per node: no tensor parallelism across the network
+        (_all(_set("compute.gpu.per_node", 1), _parallel(2, 1)), "more than the 1 GPUs"),
+        (_all(_set("compute.gpu.per_node", 1), _parallel(1, 32)), None),
     ],
 )
 def test_parallelism_fits_the_gpus(edit: Edit, fragment: str | None) -> None:
@@ -265,3 +268,61 @@ def test_gpu_pool_bounds(low: int, high: int, fragment: str | None) -> None:
     )
     got = _load(FLEET, edit)
     assert got is None if fragment is None else fragment in (got or ""), got
+
+
+def test_a_named_base_model_fills_the_shape() -> None:
+    # Llama 3.1 70B: 80 layers, 8 KV heads of 128 (config.json,
+    # https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json), 70.6B params
+    data = copy.deepcopy(FLEET)
+    for key in ("params", "layers", "kv_heads", "head_dim"):
+        data["model"].pop(key)
+    data["model"]["base"] = "llama-3.1-70b"
+    (doc,) = load_text(yaml.safe_dump(data, sort_keys=False), "named.yaml").documents
+    model = doc.model.model  # type: ignore[union-attr]
+    assert (model.layers, model.kv_heads, model.head_dim) == (80, 8, 128)
+    assert model.params == 70.6e9
+
+
+def test_a_server_without_a_default_image_needs_one() -> None:
+    # NIM images are per model (https://docs.nvidia.com/nim/large-language-models/latest/)
+    nim = _all(_set("server.kind", "nim"), _set("server.image", _DROP))
+    assert "server kind nim has no default image" in (_load(FLEET, nim) or "")
+    named = _all(_set("server.kind", "nim"), _set("server.image", "nvcr.io/nim/meta/x:1.0"))
+    assert "no default image" not in (_load(FLEET, named) or "")
+
+
+def test_object_storage_is_no_filestore() -> None:
+    bucket = {"name": "raw", "kind": "object", "purpose": "training_data"}
+    tiered = _set("storage", [*AWS["storage"], {**bucket, "filestore_tier": "BASIC_SSD"}])
+    assert "only nfs storage is a Filestore" in (_load(AWS, tiered) or "")
+
+
+def test_a_cluster_naming_no_image_gets_one_and_a_named_one_is_kept() -> None:
+    images = yaml.safe_load((ROOT / "src/archform/spec/data/images.yaml").read_text("utf-8"))
+    ids = set(images["images"])
+    assert "image" not in TRAINING["compute"]
+    (doc,) = load_text(yaml.safe_dump(TRAINING, sort_keys=False), "t.yaml").documents
+    chosen = doc.model.compute.image  # type: ignore[union-attr]
+    assert chosen is not None and chosen in ids, chosen
+    smoke = _base("onprem-cpu-smoke.yaml")
+    (kept,) = load_text(yaml.safe_dump(smoke, sort_keys=False), "s.yaml").documents
+    assert kept.model.compute.image == "debian-12"  # type: ignore[union-attr]
+
+
+def test_a_named_training_model_fills_the_shape() -> None:
+    # Llama 3.1 70B: 80 layers, hidden size 8192 (config.json,
+    # https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json), 70.6B params
+    data = copy.deepcopy(TRAINING)
+    data["training"].pop("model_params")
+    data["training"]["model"] = "llama-3.1-70b"
+    (doc,) = load_text(yaml.safe_dump(data, sort_keys=False), "named.yaml").documents
+    work = doc.model.training  # type: ignore[union-attr]
+    assert (work.model_params, work.layers, work.hidden_size) == (70.6e9, 80, 8192)
+
+
+def test_kubernetes_needs_no_slurm_partition() -> None:
+    edit = _all(
+        _set("scheduler", {"kind": "kubernetes", "partitions": []}),
+        _storage(0, lnet=_DROP),
+    )
+    assert "needs at least one partition" not in (_load(TRAINING, edit) or "")
