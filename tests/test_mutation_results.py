@@ -50,7 +50,7 @@ def problems(text: str) -> list[str]:
             out.append(f"group {name!r}: {got}% < {FLOOR}%")
     for row in _section(text, "Surviving mutants"):
         why = row[-1]
-        if not why or why == "UNEXPLAINED" or len(why) < 20:
+        if not why or "UNEXPLAINED" in why or len(why) < 20:
             out.append(f"survivor {row[0]} at {row[1]} has no explanation")
     return out
 
