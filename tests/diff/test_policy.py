@@ -121,3 +121,42 @@ def test_fleet_network_range_change_is_an_outage(path: str) -> None:
     rule = lookup("InferenceFleet", path)
     assert rule is not None and rule.pattern == "placement.network", rule
     assert rule.impact is Impact.CLUSTER_WIDE_OUTAGE
+
+
+def _longest(kind: str, path: str) -> str | None:
+    rows = [r.pattern for r in RULES if r.kind in (kind, "*") and r.matches(path)]
+    return max(rows, key=len) if rows else None
+
+
+@pytest.mark.parametrize("order", ["as written", "reversed"])
+@pytest.mark.parametrize("model", KINDS, ids=lambda m: m.__name__)
+def test_the_longest_pattern_wins_whatever_the_row_order(
+    model: type[BaseModel], order: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from archform.diff import policy
+
+    if order == "reversed":
+        monkeypatch.setattr(policy, "RULES", tuple(reversed(RULES)))
+    kind = model.__name__
+    paths = leaf_paths(model)
+    nested = [p for p in paths if len([r for r in RULES if r.matches(p)]) > 1]
+    assert nested, "some path is covered by a row and a more specific one"
+    for path in paths:
+        found = lookup(kind, path)
+        assert (found.pattern if found else None) == _longest(kind, path), path
+
+
+def test_a_verdict_is_an_immutable_value() -> None:
+    import dataclasses
+
+    verdict = classify("InferenceFleet", _edit("server.image"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        verdict.impact = Impact.IN_PLACE  # type: ignore[misc]
+    assert not hasattr(verdict, "__dict__")  # slots: one per edit of a large diff
+    assert hash(verdict) == hash(classify("InferenceFleet", _edit("server.image")))
+
+
+def test_no_kind_repeats_a_row_of_every_kind() -> None:
+    # with unique patterns, two rows matching one path always differ in length
+    common = {r.pattern for r in RULES if r.kind == "*"}
+    assert [(r.kind, r.pattern) for r in RULES if r.kind != "*" and r.pattern in common] == []

@@ -92,3 +92,95 @@ def test_inf012_names_the_trained_maximum_and_its_source() -> None:
     (finding,) = _findings("INF012", FIXTURES / "INF012" / "fail_32k_on_llama2.yaml")
     assert "threshold: 4096" in finding.message
     assert "huggingface.co/meta-llama/Llama-2-13b-hf" in finding.message
+
+
+def test_lnt001_names_the_owner_only_when_one_is_given() -> None:
+    path = FIXTURES / "LNT001" / "fail_doc_example.yaml"
+    (owned,) = _findings("LNT001", path)
+    assert "suppression of INF001 (owner ml-platform) expired on 2020-01-31" in owned.message
+    text = path.read_text("utf-8").replace("      owner: ml-platform\n", "")
+    (anonymous,) = _findings("LNT001", text=text)
+    assert "suppression of INF001 expired on 2020-01-31" in anonymous.message
+    assert "owner" not in anonymous.message
+
+
+def test_lnt003_reports_a_peer_file_loaded_after_a_blueprint() -> None:
+    peer = FIXTURES / "LNT003" / "fail_doc_example.yaml"
+    native = FIXTURES / "SEC003" / "pass_doc_example.yaml"
+    rule = load_rules().get("LNT003")
+    assert rule is not None
+    loaded = load_paths([native, peer])
+    assert [d.peer is None for d in loaded.documents] == [True, False]
+    alone = [(f.file, f.line) for f in _findings("LNT003", peer)]
+    both = [(f.file, f.line) for f in lint(loaded, rules=[rule]).findings]
+    assert both == alone != []
+
+
+def test_sec003_states_the_size_when_there_is_one() -> None:
+    (sized,) = _findings("SEC003", FIXTURES / "SEC003" / "fail_doc_example.yaml")
+    assert "storage 'ckpt' (checkpoints, 24 TiB) is not encrypted at rest" in sized.message
+    bucket = """\
+version: 1
+kind: TrainingCluster
+name: demo
+placement: {provider: aws, region: us-east-1}
+compute: {nodes: 2, instance_type: p5.48xlarge}
+storage:
+  - {name: raw, kind: object, purpose: training_data, encrypted: false}
+"""
+    (unsized,) = _findings("SEC003", text=bucket)
+    assert "storage 'raw' (training_data) is not encrypted at rest" in unsized.message
+
+
+def test_lnt002_says_whether_the_rule_exists() -> None:
+    (unknown,) = _findings("LNT002", FIXTURES / "LNT002" / "fail_unknown_rule.yaml")
+    assert "unused suppression: INF099 is not an archform rule" in unknown.message
+    (unused,) = _findings("LNT002", FIXTURES / "LNT002" / "fail_doc_example.yaml")
+    assert "reports nothing in" in unused.message
+    assert "is not an archform rule" not in unused.message
+
+
+def test_plt002_hint_names_the_first_training_region() -> None:
+    text = (FIXTURES / "PLT002" / "fail_doc_example.yaml").read_text("utf-8")
+    two = text.replace(
+        "placement: {provider: aws, region: us-east-1}",
+        "placement: {provider: aws, regions: [us-east-1, us-west-2]}",
+        1,
+    )
+    assert two != text
+    (finding,) = _findings("PLT002", text=two)
+    assert "training 'train' in us-east-1, us-west-2" in finding.message
+    assert finding.hint == "put the registry bucket in us-east-1"
+
+
+def _public_percent_accepted(code: str, value: float) -> bool:
+    import pydantic
+
+    rule = load_rules().get(code)
+    assert rule is not None and rule.options is not None
+    try:
+        rule.options(max_public_percent=value)
+    except pydantic.ValidationError:
+        return False
+    return True
+
+
+# a share of an address space, in percent: 0 to 100, a finite number
+PERCENTS = [(0, True), (0.1, True), (100, True), (-0.5, False), (-1, False), (100.5, False)]
+PERCENTS += [(101, False), (float("inf"), False), (float("nan"), False), (99.5, True)]
+
+
+def test_sec001_max_public_percent_is_a_percentage() -> None:
+    got = [(v, _public_percent_accepted("SEC001", v)) for v, _ in PERCENTS]
+    assert [ok for _, ok in got] == [ok for _, ok in PERCENTS], got
+
+
+def test_sec002_max_public_percent_is_a_percentage() -> None:
+    got = [(v, _public_percent_accepted("SEC002", v)) for v, _ in PERCENTS]
+    assert [ok for _, ok in got] == [ok for _, ok in PERCENTS], got
+
+
+def test_trn002_hint_names_the_first_zone_listed() -> None:
+    (finding,) = _findings("TRN002", FIXTURES / "TRN002" / "fail_doc_example.yaml")
+    assert "training nodes span 2 zones (us-east-1a, us-east-1b)" in finding.message
+    assert finding.hint == "place every node in one zone, e.g. zones: [us-east-1a]"
