@@ -1,4 +1,4 @@
-"""Every provider the blueprint contract allows has its render folder with its facts."""
+"""Every provider the blueprint contract allows has its package with its render facts."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ from typing import get_args
 
 import pytest
 
-from archform.render.targets.common.clouds import PROVIDERS, cloud
+from archform import providers
+from archform.render.targets.common.clouds import cloud
 from archform.spec.models.common import CloudProvider, Provider
 
 
 def test_every_contract_provider_has_a_cloud_folder() -> None:
-    assert set(PROVIDERS) == set(get_args(Provider))
+    assert providers.names() == get_args(Provider)
     for provider in get_args(Provider):
         assert cloud(provider).name == provider
 
@@ -25,5 +26,5 @@ def test_clouds_have_what_fleets_and_pulumi_projects_need() -> None:
 
 
 def test_unknown_provider_is_refused() -> None:
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="no provider package 'oracle'"):
         cloud("oracle")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
+from archform.render.targets.fleet.provider import fleet_of
 from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import meta as _meta
 
@@ -40,8 +41,8 @@ def checkov_skips(v: FleetView) -> list[str]:
 
 
 def checks_front_door(v: FleetView) -> bool:
-    """Front Door is the entry point: the server checks its X-Azure-FDID header (vLLM)."""
-    return v.provider == "azure" and v.edge.public and v.server.kind == "vllm"
+    """The global entry stamps an origin header the server checks (Front Door, vLLM)."""
+    return fleet_of(v.provider).origin_header_check and v.edge.public and v.server.kind == "vllm"
 
 
 def front_door_id_config(v: FleetView) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from archform.render.targets.fleet.provider import fleet_of
 from archform.render.targets.fleet.records import FleetView, RegionView
 from archform.render.targets.fleet.view import GPU_POOL_LABEL
 from archform.render.targets.kubernetes import edge, netpol, weights
@@ -34,7 +35,6 @@ from archform.render.targets.kubernetes.traffic import (
     dns_label,
     edge_names,
     gateway_address,
-    gcp_global,
     scaled_object,
     service,
 )
@@ -154,15 +154,8 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     if metrics_port != s.port:
         ports.append({"name": "metrics", "containerPort": metrics_port, "protocol": "TCP"})
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    if v.provider == "azure" and v.spot:
-        tolerations.append(
-            {
-                "key": "kubernetes.azure.com/scalesetpriority",
-                "operator": "Equal",
-                "value": "spot",
-                "effect": "NoSchedule",
-            }
-        )
+    if v.spot:
+        tolerations += [dict(t) for t in fleet_of(v.provider).spot_tolerations]
     shm = "20Gi" if s.tp > 1 else "8Gi"
     # The weights cache is an emptyDir: its bytes count against the pod's ephemeral-storage
     # (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
@@ -361,8 +354,7 @@ def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:
         },
         scaled_object(v),
     ]
-    if v.provider == "gcp" and v.global_lb:
-        objs += gcp_global(v, config_cluster=region.index == 0)
+    objs += fleet_of(v.provider).region_objects(v, region)
     return objs
 
 
