@@ -94,10 +94,11 @@ def _extensions(checker: _Checker, file: str, cluster: TrainingCluster) -> None:
     if given.ansible is not None:
         checks.append(("ansible", given.ansible, ext.ansible_tasks))
     if given.pulumi is not None:
-        if not spec_of(cluster.placement.provider).cloud:
+        spec = spec_of(cluster.placement.provider)
+        if not spec.cloud:
             checker.add(
                 ("extensions", "pulumi"),
-                "an on-prem cluster has no Pulumi program to extend",
+                f"{spec.article} {spec.label} cluster has no Pulumi program to extend",
                 "remove extensions.pulumi",
             )
         else:

@@ -169,6 +169,31 @@ class ProviderSpec(Protocol):
         """Why a network field is not used here (field -> reason), for hints."""
         ...
 
+    @property
+    def placement_mechanism(self) -> str | None:
+        """What co-locates a cloud cluster's nodes (None: placement is physical)."""
+        ...
+
+    @property
+    def reservation_places(self) -> bool:
+        """A targeted reservation already places its nodes (they stay out of the group)."""
+        ...
+
+    @property
+    def promote_store(self) -> str | None:
+        """The object store `archform promote` writes a registry to (None: no promotion)."""
+        ...
+
+    @property
+    def registry_region_key(self) -> str | None:
+        """The Pulumi config key of a registry program's region, set by deploy."""
+        ...
+
+    @property
+    def sdk_extra(self) -> str | None:
+        """Archform's install extra that brings the provider's Pulumi SDK."""
+        ...
+
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """Every range the training program creates."""
         ...
@@ -209,6 +234,11 @@ def spec_of(name: str) -> ProviderSpec:
 def spec_or_none(name: object) -> ProviderSpec | None:
     """The spec part of `name` when it names a provider (raw, unvalidated data may not)."""
     return spec_of(name) if isinstance(name, str) and name in providers.names() else None
+
+
+def sdk_extras() -> tuple[str, ...]:
+    """The install extras of the providers' Pulumi SDKs, in list order (each has `pulumi`)."""
+    return tuple(e for n in providers.names() if (e := spec_of(n).sdk_extra) is not None)
 
 
 def names() -> tuple[str, ...]:

@@ -50,6 +50,11 @@ class SpecBase:
     control_plane_cidr: str | None = None
     network_fields: frozenset[str] = frozenset()
     unused_network_fields: Mapping[str, str] = MappingProxyType({})
+    placement_mechanism: str | None = None
+    reservation_places: bool = False
+    promote_store: str | None = None
+    registry_region_key: str | None = None
+    sdk_extra: str | None = None
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """No ranges of archform's own (the site's network is the user's)."""

@@ -35,6 +35,13 @@ class Aws(SpecBase):
     nvme_unit_bytes = 10**9
     example_instance = "p5.48xlarge"
     example_small_gpu = "g6.xlarge"
+    placement_mechanism = "a cluster placement group"
+    # Capacity Blocks and targeted capacity reservations are placed already.
+    reservation_places = True
+    # Promotion speaks the S3 API (boto3).
+    promote_store = "S3 or an S3-compatible store"
+    registry_region_key = "aws:region"
+    sdk_extra = "aws"
     training_subnets = 4
     existing_network_needs_subnets = True
     lustre_scratch = True

@@ -25,6 +25,8 @@ class Azure(SpecBase):
     fleets = True
     example_instance = "Standard_ND96isr_H100_v5"
     example_small_gpu = "Standard_NC4as_T4_v3"
+    placement_mechanism = "one VM scale set with singlePlacementGroup"
+    sdk_extra = "azure"
     training_subnets = 4
     host_room_checked = True
     existing_network_refusal = "archform creates the VNet of Azure clusters"

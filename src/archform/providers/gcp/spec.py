@@ -81,6 +81,8 @@ class Gcp(SpecBase):
     filestore = True
     example_instance = "a3-megagpu-8g"
     example_small_gpu = "g2-standard-4"
+    placement_mechanism = "a COLLOCATED compact placement policy"
+    sdk_extra = "gcp"
     training_subnets = 2
     static_compute_hosts = True
     host_room_checked = True

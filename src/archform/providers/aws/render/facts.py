@@ -25,6 +25,4 @@ FACTS = CloudFacts(
     # EKS Pod Identity agent: 169.254.170.23, port 80
     # (https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html).
     identity_endpoints=(("169.254.170.23/32", 80),),
-    # Promotion speaks the S3 API (boto3).
-    promotes=True,
 )

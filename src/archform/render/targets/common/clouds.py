@@ -46,9 +46,6 @@ class CloudFacts:
     identity_endpoints: tuple[tuple[str, int], ...] = ()
     # The image's own NCCL configuration is kept (the images tune NCCL for their fabric).
     keeps_image_nccl_conf: bool = False
-    # `archform promote` writes to this provider's model registry (the Platform target
-    # generates its promote/ step).
-    promotes: bool = False
     # The images ship an NCCL topology file per instance family (catalog nccl_topo_file):
     # NCCL_TOPO_FILE points at it and containers bind its folder.
     nccl_topo_files: bool = False

@@ -177,7 +177,7 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
             f"{PULUMI}/requirements.txt", render(f"{base}/requirements.txt.j2", view)
         ),
     ]
-    if not cloud(provider).promotes:
+    if spec_of(provider).promote_store is None:
         return sorted(files, key=lambda f: f.path)
     files += [
         GeneratedFile.text(
