@@ -3,8 +3,9 @@
 Counts the provider names (each provider package's name, and the Pulumi SDK module and
 package names of those with an SDK) in the Python source outside `archform/providers/<name>/`:
 string literals and identifiers, not comments or docstrings, which explain. The count is
-checked against an allow-list of (file, name) pairs, each with its reason; the list may
-only shrink.
+checked against an allow-list of (file, name) pairs, each with its reason: names that are
+data keys or output names kept byte-identical, documentation, and importers of other tools'
+files that target one cloud. No entry is a branch on a provider; the list may only shrink.
 """
 
 from __future__ import annotations
@@ -22,41 +23,40 @@ from archform.render.targets.common.clouds import cloud
 SRC = Path(providers.__file__).resolve().parent.parent  # src/archform
 PROVIDERS = SRC / "providers"
 
+# Why a name may stay outside its package (none is a branch on a provider):
+OUTPUT = "a name in generated output (kept byte-identical); the value is data"
+DATA = "a key of a data file (catalog, deploy timing), read by the provider's package"
+DOCS = "schema field description: user documentation (the schema snapshot)"
+IMPORTER = "importer of another tool's files, which target one cloud (or name its clouds)"
+
 # (file under src/archform, name): why the name stays outside its package.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("render/targets/ansible/roles.py", "azure"): "not migrated yet",
-    ("render/targets/fleet/target.py", "azure"): "not migrated yet",
-    ("render/targets/kubernetes/shipped/archform_frontdoor.py", "azure"): "not migrated yet",
-    ("spec/catalog.py", "azure"): "not migrated yet",
-    ("spec/deploy_timing.py", "azure"): "not migrated yet",
-    ("spec/images.py", "aws"): "not migrated yet",
-    ("spec/models/inference.py", "aws"): "not migrated yet",
-    ("spec/models/inference.py", "azure"): "not migrated yet",
-    ("spec/models/inference.py", "gcp"): "not migrated yet",
-    ("spec/models/training.py", "aws"): "not migrated yet",
-    ("spec/models/training.py", "azure"): "not migrated yet",
-    ("spec/models/training.py", "gcp"): "not migrated yet",
-    ("spec/peers/cluster_toolkit.py", "gcp"): "not migrated yet",
-    ("spec/peers/parallelcluster.py", "aws"): "not migrated yet",
-    ("spec/peers/pcluster_schema.py", "aws"): "not migrated yet",
-    ("spec/peers/skypilot.py", "aws"): "not migrated yet",
-    ("spec/peers/skypilot.py", "azure"): "not migrated yet",
-    ("spec/peers/skypilot.py", "gcp"): "not migrated yet",
-    ("spec/validate.py", "azure"): "not migrated yet",
-    ("verify/cache.py", "pulumi-aws"): "not migrated yet",
-    ("verify/cache.py", "pulumi-azure-native"): "not migrated yet",
-    ("verify/cache.py", "pulumi-gcp"): "not migrated yet",
-    ("verify/checks/checkov.py", "azure"): "not migrated yet",
-    ("verify/checks/kubernetes_crds.py", "gcp"): "not migrated yet",
-    ("verify/pulumi_mock.py", "aws"): "not migrated yet",
-    ("verify/pulumi_mock.py", "azure-native"): "not migrated yet",
-    ("verify/pulumi_mock.py", "gcp"): "not migrated yet",
-    ("verify/pulumi_projects.py", "aws"): "not migrated yet",
-    ("verify/pulumi_projects.py", "azure"): "not migrated yet",
-    ("verify/pulumi_projects.py", "gcp"): "not migrated yet",
-    ("verify/pulumi_projects.py", "pulumi_aws"): "not migrated yet",
-    ("verify/pulumi_projects.py", "pulumi_azure_native"): "not migrated yet",
-    ("verify/pulumi_projects.py", "pulumi_gcp"): "not migrated yet",
+    ("render/targets/ansible/roles.py", "azure"): OUTPUT,
+    ("render/targets/fleet/target.py", "azure"): OUTPUT,
+    (
+        "render/targets/kubernetes/shipped/archform_frontdoor.py",
+        "azure",
+    ): "Front Door's header name, in a program shipped to Front Door fleets",
+    ("spec/catalog.py", "azure"): DATA,
+    ("spec/deploy_timing.py", "azure"): DATA,
+    ("spec/images.py", "aws"): "aws_ofi_nccl: a package images ship (the aws-ofi-nccl plugin)",
+    ("spec/models/inference.py", "aws"): DOCS,
+    ("spec/models/inference.py", "azure"): DOCS,
+    ("spec/models/inference.py", "gcp"): DOCS,
+    ("spec/models/training.py", "aws"): DOCS,
+    ("spec/models/training.py", "azure"): DOCS,
+    ("spec/models/training.py", "gcp"): DOCS,
+    ("spec/peers/cluster_toolkit.py", "gcp"): IMPORTER,
+    ("spec/peers/parallelcluster.py", "aws"): IMPORTER,
+    ("spec/peers/pcluster_schema.py", "aws"): IMPORTER,
+    ("spec/peers/skypilot.py", "aws"): IMPORTER,
+    ("spec/peers/skypilot.py", "azure"): IMPORTER,
+    ("spec/peers/skypilot.py", "gcp"): IMPORTER,
+    (
+        "spec/validate.py",
+        "azure",
+    ): "azure_files: a product name users write for kind nfs (did-you-mean)",
+    ("verify/checks/checkov.py", "azure"): "prose: where cloud CLIs write (~/.azure)",
 }
 
 

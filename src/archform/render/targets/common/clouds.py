@@ -59,6 +59,16 @@ class CloudFacts:
         return self.object_uri.format(bucket=bucket, path=path)
 
 
+def pulumi_sdks() -> dict[str, str]:
+    """Provider name -> the Pulumi SDK package its generated projects pin (those with one)."""
+    out = {}
+    for name in providers.names():
+        sdk = cloud(name).pulumi_sdk
+        if sdk is not None:
+            out[name] = sdk[0]
+    return out
+
+
 @cache
 def cloud(provider: str) -> CloudFacts:
     """The facts of one provider (its package's render.FACTS)."""

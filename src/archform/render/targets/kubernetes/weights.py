@@ -56,7 +56,7 @@ _CHECK = (
 
 
 def fetch_image(provider: str) -> str:
-    """In-region weight copy: the cloud's own CLI image, pinned (targets/<cloud>/facts.py).
+    """In-region weight copy: the cloud's own CLI image, pinned (providers/<name>/render/facts.py).
 
     With its registry digest where archform's image table has one.
     """
