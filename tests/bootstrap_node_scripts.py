@@ -297,7 +297,7 @@ def _enroot_on_local_nvme_across_reboots(
     env: dict[str, str], files: dict[str, str], mount: Path
 ) -> None:
     """Boot, reboot, stop/start: after each, every enroot path exists or enroot creates it."""
-    role = "ansible/roles/pyxis_enroot/files/"
+    role = "ansible/roles/local_nvme/files/"
     script = Path("/tmp/archform-local-nvme-under-test")
     loader = Path("/tmp/archform-enroot-loader-standin")
     conf = Path("/tmp/archform-enroot-under-test.conf")
@@ -308,7 +308,7 @@ def _enroot_on_local_nvme_across_reboots(
         try:
             script.write_text(files[role + "archform-local-nvme"])
             loader.write_text(standin.LOADER)
-            conf.write_text(files[role + "enroot.conf"])
+            conf.write_text(files["ansible/roles/pyxis_enroot/files/enroot.conf"])
             _boot(script, argv, disk.device, mount)
             paths = _enroot_paths_in_a_job(env, loader, conf, mount)
             marker.write_text("written on the first boot\n")

@@ -52,14 +52,14 @@ class Node:
     """One stand-in node: the generated script, unit, enroot.conf and a loop disk."""
 
     def __init__(self, files: dict[str, str], tmp: Path, disk: standin.LoopDisk) -> None:
-        role = "ansible/roles/pyxis_enroot/files/"
+        role = "ansible/roles/local_nvme/files/"
         self.mount = standin.enroot_local_path(files["ansible/group_vars/all.yml"])
         self.stand = tmp / "mnt"
         self.script = tmp / "archform-local-nvme"
         self.script.write_text(files[role + "archform-local-nvme"])
         self.argv = standin.boot_argv(files[role + "archform-local-nvme.service"])
         self.conf = tmp / "enroot.conf"
-        text = files[role + "enroot.conf"]
+        text = files["ansible/roles/pyxis_enroot/files/enroot.conf"]
         self.conf.write_text(text.replace(f" {self.mount}/", f" {self.stand}/"))
         self.loader = tmp / "loader"
         self.loader.write_text(standin.LOADER)
@@ -118,7 +118,7 @@ def test_the_dlami_mount_is_kept_and_only_the_enroot_folder_is_made(tmp_path: Pa
     """--image-mounts: the AMI's own mount (here a loop disk mounted first) is never touched."""
     _require_root()
     files = _files("aws-p5-efa-fsx")
-    argv = standin.boot_argv(files["ansible/roles/pyxis_enroot/files/archform-local-nvme.service"])
+    argv = standin.boot_argv(files["ansible/roles/local_nvme/files/archform-local-nvme.service"])
     assert "--image-mounts" in argv
     with standin.loop_disk(tmp_path / "dlami.img") as disk:
         node = Node(files, tmp_path, disk)
@@ -164,4 +164,52 @@ def test_a_disk_that_carries_someone_elses_file_system_is_never_formatted(tmp_pa
             ).stdout.strip()
             assert label == "userdata", "the disk was re-formatted"
         finally:
+            standin.unmount(node.stand)
+
+
+def test_a_local_nvme_entry_is_bind_mounted_on_its_mount_path_at_every_boot(
+    tmp_path: Path,
+) -> None:
+    """`kind: local_nvme` with `mount: /scratch`: after each boot, /scratch is the NVMe's folder."""
+    _require_root()
+    text = (
+        (support.BLUEPRINTS / f"{STEM}.yaml")
+        .read_text()
+        .replace(
+            "\nstorage:\n",
+            "\nstorage:\n  - {name: scratch, kind: local_nvme, purpose: scratch,"
+            " mount: /scratch}\n",
+            1,
+        )
+    )
+    blueprint = tmp_path / "with-scratch.yaml"
+    blueprint.write_text(text)
+    files = {
+        f.path: f.content.decode()
+        for f in build_files(load_paths([blueprint]))
+        if f.path.startswith("ansible/")
+    }
+    scratch = tmp_path / "scratch"
+    with standin.loop_disk(tmp_path / "instance-store.img") as disk:
+        node = Node(files, tmp_path, disk)
+        assert "/scratch" in node.argv
+        moved = {node.mount: str(node.stand), "/scratch": str(scratch)}
+        try:
+            for boot in ("first boot", "reboot"):
+                run = standin.run_boot(node.script, node.argv, disk.device, moved)
+                assert run.returncode == 0, run.stdout + run.stderr
+                assert standin.is_mounted(scratch), f"{boot}: {scratch} is not a mount"
+                assert standin.mode(scratch) == 0o1777, oct(standin.mode(scratch))
+                if boot == "reboot":
+                    assert (scratch / "first boot.txt").is_file(), "the reboot lost /scratch"
+                (scratch / f"{boot}.txt").write_text("job output\n")
+                assert (node.stand / "scratch" / f"{boot}.txt").is_file(), "not on the NVMe"
+                node.enroot_paths()
+                standin.unmount(scratch)
+                standin.unmount(node.stand)
+            # Unmounted, both paths are empty folders on the root disk: the data was on the NVMe.
+            assert not (node.stand / "scratch").exists()
+            assert list(scratch.iterdir()) == []
+        finally:
+            standin.unmount(scratch)
             standin.unmount(node.stand)

@@ -110,8 +110,8 @@ def test_enroot_creates_every_path_it_uses_after_the_boot_unit(stem: str, tmp_pa
     mount = standin.enroot_local_path(files[f"{prefix}group_vars/all.yml"])
     stand = tmp_path / "nvme"
     script = tmp_path / "archform-local-nvme"
-    script.write_text(files[f"{prefix}roles/pyxis_enroot/files/archform-local-nvme"])
-    argv = standin.boot_argv(files[f"{prefix}roles/pyxis_enroot/files/archform-local-nvme.service"])
+    script.write_text(files[f"{prefix}roles/local_nvme/files/archform-local-nvme"])
+    argv = standin.boot_argv(files[f"{prefix}roles/local_nvme/files/archform-local-nvme.service"])
     boot = standin.run_boot(script, argv, "none", {mount: str(stand)})
     assert boot.returncode == 0, boot.stdout + boot.stderr
     conf = tmp_path / "enroot.conf"

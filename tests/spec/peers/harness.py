@@ -4,6 +4,8 @@ A peer test file carries `# must-not: CODE, ...` on a line of its own (what an e
 not report) and `# expect: CODE` (or `CODE[severity]`, comma-separated) at the end of each
 line where a finding must be. `assert_findings` lints the file with every rule and requires
 the exact set of (line, code); `round_trip` imports the file and lints the blueprint written.
+A file whose first line is `# error: LINE:COL` is one the peer's own schema (or archform)
+refuses: `assert_refused` requires exactly one problem, at that position.
 """
 
 from __future__ import annotations
@@ -12,15 +14,38 @@ import datetime as dt
 import re
 from pathlib import Path
 
+import pytest
+
 from archform.lint.engine import lint
 from archform.lint.rule import load_rules
-from archform.spec import load_paths, load_text
+from archform.spec import SpecError, load_paths, load_text
 from archform.spec.peers.emit import render as render_import
 
 TODAY = dt.date(2026, 11, 30)
 EXPECT = re.compile(r"#\s*expect:\s*(.+)$")
 MUST_NOT = re.compile(r"^#\s*must-not:\s*(.+)$")
 ITEM = re.compile(r"^([A-Z]{3}\d{3})(?:\[(error|warning|info)\])?$")
+ERROR = re.compile(r"^#\s*error:\s*(\d+):(\d+)$")
+
+
+def refusal(path: Path) -> tuple[int, int] | None:
+    """The (line, column) of the error a refused file names on its first line, else None."""
+    match = ERROR.match(path.read_text("utf-8").splitlines()[0])
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def split(files: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(files linted, files refused)."""
+    return [p for p in files if refusal(p) is None], [p for p in files if refusal(p) is not None]
+
+
+def assert_refused(path: Path) -> str:
+    """Loading the file fails with one problem at the position its first line names."""
+    with pytest.raises(SpecError) as caught:
+        load_paths([path])
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.column) == refusal(path), problem.render()
+    return problem.render()
 
 
 def expected(path: Path) -> tuple[set[tuple[int, str]], dict[tuple[int, str], str], set[str]]:

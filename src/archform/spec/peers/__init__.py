@@ -50,6 +50,8 @@ How to add a reader
    - `m.unmapped(src, why)` / `m.warn(src, why)` for what does not map, and
      `m.rest(src, mapped_keys, reasons)` to report every other key of a mapping at once;
    - `m.error(src, message, hint)` for a peer value archform cannot read (exit 2).
+   - `m.at[src] = Pos(line, column)` positions a peer location inside a value (a flag in a
+     `run` script: `("run", "--max-model-len")`), so what is put from it lands there.
    The archform document's `version`, `kind` and `name` are set by the framework
    (`m.kind`, default TrainingCluster; the name from the file name unless `m.name` is set).
 4. Tests: at least 8 peer files under tests/spec/peers/<name>/ with `# must-not:` and
@@ -90,6 +92,7 @@ __all__ = [
 # name -> module; each module is one reader (see the docstring for its interface).
 READERS: dict[str, str] = {
     "parallelcluster": "archform.spec.peers.parallelcluster",
+    "skyserve": "archform.spec.peers.skyserve",
     "skypilot": "archform.spec.peers.skypilot",
     "cluster-toolkit": "archform.spec.peers.cluster_toolkit",
 }

@@ -92,6 +92,8 @@ class Mapper:
     _keys: dict[Loc, Pos] = field(default_factory=dict)
     _values: dict[Loc, Pos] = field(default_factory=dict)
     _noted: set[Loc] = field(default_factory=set)
+    at: dict[Loc, Pos] = field(default_factory=dict)
+    """Positions of peer locations inside a value (a flag in a `run` script), by reader."""
 
     @property
     def data(self) -> Any:
@@ -124,6 +126,8 @@ class Mapper:
 
     def pos(self, src: Loc, *, prefer: str = "key") -> Pos:
         """Position of the peer key (or value) at `src`, else of its nearest written parent."""
+        if src in self.at:
+            return self.at[src]
         return self.raw.source.locate(src, prefer=prefer)
 
     # -- checking the peer's schema --------------------------------------------------------

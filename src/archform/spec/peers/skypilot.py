@@ -103,6 +103,8 @@ def claims(data: object) -> bool:
     """A mapping with SkyPilot's task keys (`resources`, `run`, ...) and no ParallelCluster's."""
     if not isinstance(data, dict) or "HeadNode" in data or "Scheduling" in data:
         return False
+    if "service" in data:
+        return False  # a SkyServe service (archform.spec.peers.skyserve)
     return any(key in data for key in ("resources", "num_nodes", "file_mounts", "run", "setup"))
 
 
@@ -114,14 +116,6 @@ def read(m: Mapper) -> None:
     chosen = _candidate(m, res)
     if chosen != res:
         m.keys(chosen, RESOURCE_KEYS, what="Invalid resources YAML: additional property.")
-    if m.has(("service",)):
-        # A service is a fleet of replicas, not a training cluster: linting it as one would
-        # report training rules on a serving fleet. Refused until it maps to InferenceFleet.
-        m.error(
-            ("service",),
-            "SkyServe service YAML is not read by archform yet",
-            "lint the task without its service: section; see archform's SkyPilot docs page",
-        )
     if m.problems:
         return
     name = m.get(("name",))
@@ -195,7 +189,8 @@ def _placement(m: Mapper, res: Loc, chosen: Loc) -> str | None:
     return provider
 
 
-def _accelerator(value: Any) -> tuple[str, int] | None:
+def accelerator(value: Any) -> tuple[str, int] | None:
+    """(GPU name, count) of an `accelerators` value (`H100:8`, `H100`, `{H100: 8}`)."""
     if isinstance(value, dict) and len(value) == 1:
         ((name, count),) = value.items()
         return str(name), int(count) if isinstance(count, int | float) else 1
@@ -212,7 +207,7 @@ def _instance(m: Mapper, provider: str, res: Loc, chosen: Loc) -> None:
         m.put(("compute", "instance_type"), given[1], given[0])
         return
     acc = _value(m, res, chosen, "accelerators")
-    parsed = _accelerator(acc[1]) if acc is not None else None
+    parsed = accelerator(acc[1]) if acc is not None else None
     if acc is None or parsed is None:
         m.error(res, "no accelerators or instance_type", "archform lints GPU tasks; add one")
         return

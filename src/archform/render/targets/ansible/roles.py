@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archform.render.targets.ansible import nccl, validate_vars
+from archform.render.targets.ansible import local_nvme, nccl, validate_vars
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import TrainingView
 from archform.spec import slurm
@@ -86,6 +86,8 @@ def roles_for(view: TrainingView) -> list[str]:
         roles.append("lustre_client")
     if "nfs" in kinds:
         roles.append("nfs_client")
+    if local_nvme.wanted(view):
+        roles.append("local_nvme")
     if sched.containers == "pyxis":
         roles.append("pyxis_enroot")
     if sched.health_checks:

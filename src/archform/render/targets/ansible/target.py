@@ -14,7 +14,7 @@ from archform.bundled import templates_dir
 from archform.render.env import render
 from archform.render.hostlist import compress
 from archform.render.target import Target
-from archform.render.targets.ansible import nccl, slurm_conf, slurm_install
+from archform.render.targets.ansible import local_nvme, nccl, slurm_conf, slurm_install
 from archform.render.targets.ansible import roles as ansible_roles
 from archform.render.targets.ansible.nccl import ProfileSource
 from archform.render.targets.ansible.roles import GroupVars, Inventory
@@ -31,7 +31,6 @@ from archform.spec.provider import spec_of
 ROOT = "ansible"
 TEMPLATES = "ansible"
 EXTENSIONS = "extensions"  # the team's task files under ansible/ (blueprint extensions.ansible)
-ENROOT_SHARED_FOLDER = "enroot"
 EXECUTABLE = ("inventory/archform_inventory.py",)
 # Role files only one fabric kind's tasks use (roles/fabric/tasks/<kind>.yml); other trees
 # do not ship them.
@@ -64,6 +63,11 @@ def _group_vars(cluster: TrainingCluster, view: TrainingView, slurm: SlurmContex
             ("enroot_local_path", image.local_nvme) if k == "enroot_local_path" else (k, v)
             for k, v in out
         ]
+    nvme = local_nvme.layout(view, str(dict(out)["enroot_local_path"]))
+    out += [
+        ("local_nvme_folders", nvme.folders),
+        ("local_nvme_binds", [{"folder": f, "path": p} for f, p in nvme.binds]),
+    ]
     out += node_image.image_group_vars(cluster)
     method = str(dict(out)["slurm_install_method"])
     return out + slurm_install.group_vars(slurm, image, cluster.placement.provider, method)
@@ -95,6 +99,8 @@ class AnsibleContext:
     # The folder on local NVMe, made mode 1777 at every boot, under which enroot's own mkdir
     # makes each user's paths (enroot.conf).
     enroot_shared_folder: str
+    # What the local_nvme role's boot unit makes on the NVMe (render.targets.ansible.local_nvme).
+    local_nvme: local_nvme.Layout
     # True when the node image mounts enroot_local_path itself (images.yaml local_nvme_by_image).
     local_nvme_by_image: bool
     # Devices, hook settings and host libraries containers need for the fabric (containers.yaml).
@@ -133,7 +139,8 @@ def context(
         nccl_sources=nccl.profile_sources(view),
         nccl_container_mounts=nccl.container_mounts(view),
         enroot_local_path=str(dict(group_vars)["enroot_local_path"]),
-        enroot_shared_folder=ENROOT_SHARED_FOLDER,
+        enroot_shared_folder=local_nvme.ENROOT_SHARED_FOLDER,
+        local_nvme=local_nvme.layout(view, str(dict(group_vars)["enroot_local_path"])),
         local_nvme_by_image=node_image.cluster_image(cluster).local_nvme_by_image,
         fabric_needs=load_containers().fabric(view.fabric.kind),
         storage_names=StorageNames(
