@@ -52,6 +52,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("spec/peers/skypilot.py", "aws"): IMPORTER,
     ("spec/peers/skypilot.py", "azure"): IMPORTER,
     ("spec/peers/skypilot.py", "gcp"): IMPORTER,
+    ("spec/peers/skyserve.py", "aws"): IMPORTER,
+    ("spec/peers/skyserve.py", "azure"): IMPORTER,
+    ("spec/peers/skyserve.py", "gcp"): IMPORTER,
     (
         "spec/validate.py",
         "azure",
