@@ -165,23 +165,7 @@ def fleet_regions(edit: Edit) -> tuple[Impact, str] | None:
 
 
 # --- InferenceFleet: what each provider does with a GPU type, version or endpoint change ---
-#
-# Sources (one per provider and change; tests/diff/test_provider_impact.py cites them too):
-#   GPU pool replaced under a new name, old pool deleted with its nodes drained:
-#     EKS https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html
-#     GKE https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools#deleting_a_node_pool
-#     AKS https://learn.microsoft.com/azure/aks/delete-node-pool
-#   Kubernetes minor upgrade, one minor at a time, control plane then nodes:
-#     EKS https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html
-#         https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html
-#     GKE https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades
-#     AKS https://learn.microsoft.com/azure/aks/upgrade-aks-cluster
-#   API endpoint made private or public:
-#     EKS https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html (in place)
-#     GKE https://cloud.google.com/kubernetes-engine/docs/how-to/legacy/network-isolation
-#         (in place: `gcloud container clusters update --enable-private-endpoint`)
-#     AKS https://learn.microsoft.com/azure/aks/private-clusters (a classic private cluster
-#         is chosen at creation: the cluster is recreated)
+# The words and their sources are each provider's (archform/providers/<name>/diff.py).
 
 
 def gpu_instance_type(edit: Edit) -> tuple[Impact, str] | None:

@@ -33,11 +33,16 @@ class AwsDiff(DiffBase):
     """EC2 training clusters, EKS fleets."""
 
     elastic_nfs = True  # EFS
+    # GPU pool replaced under a new name, old one deleted with its nodes drained:
+    # https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html
     node_pool = "managed node group"
+    # https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html,
+    # https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html
     kubernetes_upgrade = (
         "the EKS control plane is upgraded in place, then each managed node group "
         "(version pinned to the cluster) rolls: new nodes join, old ones drain"
     )
+    # https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html (in place)
     api_flip_in_place = "EKS updates the endpoint access"
     node_count_in_place = (
         "node count: new instances launch into the existing cluster placement group and "

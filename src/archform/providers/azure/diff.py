@@ -24,11 +24,15 @@ class AzureDiff(DiffBase):
     """Scale set training clusters, AKS fleets."""
 
     lustre_grows = False
+    # https://learn.microsoft.com/azure/aks/delete-node-pool
     node_pool = "agent pool"
+    # https://learn.microsoft.com/azure/aks/upgrade-aks-cluster
     kubernetes_upgrade = (
         "the AKS control plane is upgraded, then each agent pool surge-upgrades "
         "(orchestrator version pinned to the cluster)"
     )
+    # https://learn.microsoft.com/azure/aks/private-clusters (a classic private cluster is
+    # chosen at creation: the cluster is recreated)
     api_flip_recreates = (
         "the AKS API server becomes {to}: a classic private cluster is chosen at "
         "creation, so every regional cluster is recreated"

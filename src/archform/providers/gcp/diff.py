@@ -115,11 +115,15 @@ class GcpDiff(DiffBase):
     """GCE training clusters, GKE fleets."""
 
     lustre_grows = False
+    # https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools#deleting_a_node_pool
     node_pool = "node pool"
+    # https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades
     kubernetes_upgrade = (
         "the regional GKE control plane is upgraded replica by replica, then each "
         "node pool surge-upgrades (max surge 1)"
     )
+    # https://cloud.google.com/kubernetes-engine/docs/how-to/legacy/network-isolation
+    # (in place: `gcloud container clusters update --enable-private-endpoint`)
     api_flip_in_place = "GKE updates the endpoint"
     node_count_in_place = (
         "node count: VMs are created or deleted one by one (no compact placement policy)"
