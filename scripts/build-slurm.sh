@@ -8,6 +8,9 @@
 #   24.11.5: https://packages.debian.org/source/trixie/slurm-wlm
 #   26.05.5: https://packages.debian.org/source/sid/slurm-wlm
 # Cached by version: a prefix whose sbin/slurmctld -V prints the version is not rebuilt.
+# The source tarball is kept as $ROOT/<version>.orig.tar.gz (fetched alone for a cached
+# build without it): tests/spec/test_slurm_module.py regenerates the Slurm option tables
+# from it (scripts/gen-slurm-options --src).
 # Needs root and apt-get for the build dependencies and the deb-src entries.
 set -euo pipefail
 ROOT=${ARCHFORM_SLURM_BUILD_ROOT:-/opt/archform/slurm}
@@ -21,8 +24,10 @@ built() { # VERSION -> 0 when $ROOT/VERSION already runs and reports VERSION
   [ "$out" = "slurm $1" ]
 }
 
+kept() { [ -s "$ROOT/$1.orig.tar.gz" ]; } # VERSION -> 0 when its source tarball is kept
+
 need_todo=0
-for v in "$@"; do built "$v" || need_todo=1; done
+for v in "$@"; do { built "$v" && kept "$v"; } || need_todo=1; done
 if [ "$need_todo" = 0 ]; then say "cached: $* under $ROOT"; exit 0; fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -43,10 +48,12 @@ SRC
     libhwloc-dev liblz4-dev zlib1g-dev python3 >/dev/null
 fi
 
-build_one() { # VERSION: download, configure, make, install (runs in its own shell: set -e holds)
-  local v=$1 work deb src
-  work=$(mktemp -d /tmp/archform-slurm-build.XXXXXX)
+fetch_orig() { # VERSION: $ROOT/VERSION.orig.tar.gz from Debian's source package (own shell)
+  local v=$1 work deb
+  kept "$v" && return 0
+  work=$(mktemp -d /tmp/archform-slurm-fetch.XXXXXX)
   # Expanded now: $work is local to this function, gone when the EXIT trap runs (set -u).
+  # shellcheck disable=SC2064
   trap "rm -rf '$work'" EXIT
   cd "$work"
   # Only the upstream tarball: Debian's orig.tar.gz is SchedMD's release tarball.
@@ -57,7 +64,7 @@ build_one() { # VERSION: download, configure, make, install (runs in its own she
   apt-get source -qq --download-only "slurm-wlm=$deb" >/dev/null 2>&1 || true
   if [ ! -f "slurm-wlm_$v.orig.tar.gz" ]; then
     # A final answer from the mirror (404), not a broken build: leave a marker that the
-    # tests read, so they skip this one version with the reason instead of failing CI.
+    # tests read, so they name it (a skip locally; under ARCHFORM_REQUIRE_TOOLS a failure).
     mkdir -p "$ROOT"
     printf 'apt-get source slurm-wlm=%s: the Debian mirror reached from this machine does not serve slurm-wlm_%s.orig.tar.gz (checked %s)\n' \
       "$deb" "$v" "$(date -u +%Y-%m-%d)" > "$ROOT/$v.unobtainable"
@@ -65,7 +72,20 @@ build_one() { # VERSION: download, configure, make, install (runs in its own she
     exit 2
   fi
   rm -f "$ROOT/$v.unobtainable"
-  tar xzf "slurm-wlm_$v.orig.tar.gz"
+  mkdir -p "$ROOT"
+  cp "slurm-wlm_$v.orig.tar.gz" "$ROOT/.$v.orig.tar.gz.tmp"
+  mv -f "$ROOT/.$v.orig.tar.gz.tmp" "$ROOT/$v.orig.tar.gz"
+  say "kept: $ROOT/$v.orig.tar.gz"
+}
+
+build_one() { # VERSION: configure, make, install the kept source (runs in its own shell)
+  local v=$1 work src
+  (fetch_orig "$v") # a subshell: its EXIT trap removes its own download folder
+  work=$(mktemp -d /tmp/archform-slurm-build.XXXXXX)
+  # shellcheck disable=SC2064 # expanded now, as in fetch_orig
+  trap "rm -rf '$work'" EXIT
+  cd "$work"
+  tar xzf "$ROOT/$v.orig.tar.gz"
   src=$(find . -maxdepth 1 -type d -name 'slurm-*' | head -1)
   cd "$src"
   rm -rf "${ROOT:?}/$v"
@@ -78,11 +98,15 @@ build_one() { # VERSION: download, configure, make, install (runs in its own she
 
 failed=()
 for v in "$@"; do
-  if built "$v"; then say "cached: $v"; continue; fi
-  say "building slurm $v into $ROOT/$v (about 3 min with 2 idle cores)"
   # A fresh shell per version, so one missing source does not stop the others.
-  ROOT=$ROOT JOBS=$JOBS bash -euo pipefail -c "$(declare -f say built build_one); build_one $v" \
-    || failed+=("$v")
+  fns="$(declare -f say built kept fetch_orig build_one)"
+  if built "$v"; then
+    say "cached: $v"
+    ROOT=$ROOT bash -euo pipefail -c "$fns; fetch_orig $v" || failed+=("$v")
+    continue
+  fi
+  say "building slurm $v into $ROOT/$v (about 3 min with 2 idle cores)"
+  ROOT=$ROOT JOBS=$JOBS bash -euo pipefail -c "$fns; build_one $v" || failed+=("$v")
 done
 if [ ${#failed[@]} -gt 0 ]; then
   say "error: not built: ${failed[*]} (the tests that need them skip locally and fail in CI)"

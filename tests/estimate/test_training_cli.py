@@ -118,3 +118,92 @@ def test_parallelism_that_does_not_divide_the_gpus_is_an_error_at_the_line(tmp_p
     assert proc.returncode == 2
     assert "does not divide" in proc.stderr and "Traceback" not in proc.stderr
     assert f"{path}:7:" in proc.stderr
+
+
+def _work(tmp_path: Path, name: str, compute: str, fabric: str, training: str) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(
+        f"version: 1\nkind: TrainingCluster\nname: {name}\n"
+        f"placement: {{provider: onprem, region: lab}}\ncompute: {compute}\n"
+        f"fabric: {fabric}\ntraining: {training}\n"
+    )
+    return path
+
+
+def test_zero_stage_sets_collectives_and_memory_per_gpu(tmp_path: Path) -> None:
+    # ZeRO (arXiv:1910.02054 s3.1, s7): 16 bytes per parameter of model states, divided by the
+    # data-parallel degree as the stage shards them; stage 3 all-gathers the weights again.
+    compute = "{nodes: 16, gpu: {model: H100, per_node: 8}}"
+    fabric = "{kind: roce, gbps_per_node: 400}"
+    paths = [
+        _work(
+            tmp_path,
+            f"z{z}",
+            compute,
+            fabric,
+            f"{{framework: deepspeed, zero_stage: {z}, model_params: 70e9, "
+            "activation_checkpointing: full, layers: 80, hidden_size: 8192}",
+        )
+        for z in range(4)
+    ]
+    out = {e["name"]: e for e in _json(*map(str, paths))}
+    dp = 128
+    states = {0: 16 * 70, 1: (4 + 12 / dp) * 70, 2: (2 + 14 / dp) * 70, 3: 16 * 70 / dp}
+    for z, gb in states.items():
+        e = out[f"z{z}"]
+        assert e["parallelism"]["zero_stage"] == z
+        assert e["memory_per_gpu"]["model_states_gb"] == pytest.approx(gb, abs=0.01)
+        assert e["memory_per_gpu"]["zero_stage_from"] == "blueprint"
+        # Korthikanti et al. (arXiv:2205.05198) full recomputation: 2 s b h bytes per layer.
+        assert e["memory_per_gpu"]["activations_gb"] == pytest.approx(
+            80 * 2 * 4096 * 8192 / 1e9, abs=0.01
+        )
+    assert not out["z0"]["memory_per_gpu"]["fits"] and out["z3"]["memory_per_gpu"]["fits"]
+    kinds = {
+        z: [c["collective"] for c in out[f"z{z}"]["step"]["data_parallel_collectives"]]
+        for z in states
+    }
+    assert kinds[0] == ["all-reduce"]
+    assert kinds[1] == kinds[2] == ["reduce-scatter", "all-gather"]
+    assert kinds[3] == ["reduce-scatter", "all-gather", "all-gather"]
+    sync = {z: out[f"z{z}"]["step"]["data_parallel_sync_s"] for z in states}
+    assert sync[3] == pytest.approx(1.5 * sync[2], rel=0.01)
+    assert out["z3"]["step"]["step_s"] > out["z0"]["step"]["step_s"]
+
+
+def test_fp8_runs_at_the_catalog_fp8_peak_and_not_on_a100(tmp_path: Path) -> None:
+    fabric = "{kind: infiniband, gbps_per_node: 3200}"
+    work = "{framework: megatron, model: llama-3.1-70b, tensor_parallel: 4, pipeline_parallel: 4"
+    h100 = "{nodes: 8, gpu: {model: H100, per_node: 8}}"
+    bf16 = _work(tmp_path, "bf16", h100, fabric, work + "}")
+    fp8 = _work(tmp_path, "fp8", h100, fabric, work + ", precision: fp8}")
+    a100 = _work(
+        tmp_path,
+        "a100",
+        "{nodes: 8, gpu: {model: A100, per_node: 8}}",
+        fabric,
+        work + ", precision: fp8}",
+    )
+    out = {e["name"]: e for e in _json(str(bf16), str(fp8), str(a100))}
+    # NVIDIA H100 SXM: 1,979 dense FP8 TFLOPS, 989 BF16 (half the sparsity figures).
+    assert out["fp8"]["peak_tflops_per_gpu"] == 1979 and out["bf16"]["peak_tflops_per_gpu"] == 989
+    ratio = out["fp8"]["tokens_per_s_per_gpu"] / out["bf16"]["tokens_per_s_per_gpu"]
+    assert 1.2 < ratio < 2.5
+    assert out["a100"]["estimate"] is None and "TRN009" in out["a100"]["why"]
+
+
+def test_llama3_405b_blueprint_estimate_is_within_20_percent_of_the_report(tmp_path: Path) -> None:
+    # Llama 3 report (arXiv:2407.21783) Table 4: 16,384 H100, TP 8, PP 16, DP 128, 8,192-token
+    # sequences, 16M tokens per batch, BF16 MFU 41 %; interleaved schedule (v = 8, derived in
+    # training_calibration.yaml); 400 Gbps RoCE per GPU.
+    path = _work(
+        tmp_path,
+        "llama3",
+        "{nodes: 2048, gpu: {model: H100, per_node: 8}}",
+        "{kind: roce, gbps_per_node: 3200}",
+        "{framework: megatron, model: llama-3.1-405b, tensor_parallel: 8, pipeline_parallel: 16,"
+        " virtual_pipeline_stages: 8, sequence_length: 8192, global_batch_tokens: 16777216}",
+    )
+    [e] = _json(str(path))
+    assert e["parallelism"]["data_parallel"] == 128
+    assert 0.41 * 0.8 <= e["mfu"] <= 0.41 * 1.2

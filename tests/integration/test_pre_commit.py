@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from support import BLUEPRINTS, ROOT, require_tool
+from support import BLUEPRINTS, ROOT, missing, require_tool
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 BAD = ROOT / "tests" / "rules" / "fixtures" / "TRN001" / "fail_doc_example.yaml"
@@ -30,7 +30,7 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One pre-commit cache for the module, so the hook venv is built once per test."""
     require_tool("git", "pre-commit")
     if not (ROOT / ".git").exists():
-        pytest.skip(f"{ROOT} is not a git checkout (try-repo needs one)")
+        missing(f"{ROOT} is not a git checkout (try-repo needs one)")
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
@@ -95,8 +95,7 @@ def test_installed_hook_blocks_a_commit_with_findings(
     env = _env(pre_commit_home)
     head = _run(["git", "rev-parse", "HEAD"], ROOT, env).stdout.strip()
     hooks = _run(["git", "show", f"{head}:.pre-commit-hooks.yaml"], ROOT, env)
-    if hooks.returncode != 0:
-        pytest.skip("HEAD has no .pre-commit-hooks.yaml yet")
+    assert hooks.returncode == 0, f"HEAD has no .pre-commit-hooks.yaml: {hooks.stderr}"
     repo = _scratch_repo(tmp_path, env)
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n"

@@ -28,7 +28,7 @@ import pytest
 import yaml
 
 from archform.spec import load_paths
-from support import BLUEPRINTS, ROOT, require_tool
+from support import BLUEPRINTS, ROOT, missing, require_tool
 
 pytestmark = [pytest.mark.integration]
 
@@ -176,7 +176,7 @@ def test_negative_control_linting_every_yaml_fails_on_the_workflow(
 def test_try_repo_runs_the_published_hook_in_a_mixed_repository(home: Path, tmp_path: Path) -> None:
     """Needs PyPI: try-repo pip-installs this checkout into the hook's own virtualenv."""
     if not (ROOT / ".git").exists():
-        pytest.skip(f"{ROOT} is not a git checkout (try-repo needs one)")
+        missing(f"{ROOT} is not a git checkout (try-repo needs one)")
     env = _env(home)
     env.pop("PYTHONPATH", None)  # the hook must use its own venv, not this checkout's src
     repo = _repository(tmp_path, env, None)

@@ -26,7 +26,7 @@ from archform.render.generate import build_files
 from archform.render.outdir import lock_path
 from archform.render.writer import MANIFEST, GeneratedFile, OutputDirError, write_tree
 from archform.spec import load_paths
-from support import BLUEPRINTS, ROOT, run_cli
+from support import BLUEPRINTS, ROOT, missing, run_cli
 
 ONPREM = BLUEPRINTS / "onprem-h100-ib-lustre.yaml"
 PLATFORM = BLUEPRINTS / "platform-two-tier.yaml"
@@ -78,7 +78,7 @@ def test_root_and_paths_below_a_file_are_refused(tmp_path: Path) -> None:
 def mounts(tmp_path: Path) -> Iterator[list[Path]]:
     """Mount points made by a test, unmounted afterwards (root and mount(8) needed)."""
     if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("needs root and mount(8) to make a real mount point")
+        missing("needs root and mount(8) to make a real mount point")
     made: list[Path] = []
     yield made
     for path in reversed(made):
@@ -88,7 +88,7 @@ def mounts(tmp_path: Path) -> Iterator[list[Path]]:
 def _mount(mounts: list[Path], *args: str) -> None:
     result = subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
     if result.returncode != 0:
-        pytest.skip(f"mount not permitted here: {result.stderr.strip()}")
+        missing(f"mount not permitted here: {result.stderr.strip()}")
     mounts.append(Path(args[-1]))
 
 

@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 import support
+from archform.cli._app import build
 from archform.render.generate import build_files
 from archform.spec import SpecError, TrainingCluster, load_paths, load_text
 from archform.spec.images import load_images
@@ -222,3 +224,15 @@ def test_accounts_reach_the_controller_tasks() -> None:
         "max_gpus_per_user": 64,
         "max_wall_hours": 72,
     }
+
+
+def test_storage_of_the_wrong_shape_is_a_located_error_not_a_crash(tmp_path: Path) -> None:
+    """Found by the value-mutation fuzzer: `storage: true` crashed the default image choice."""
+    text = (support.BLUEPRINTS / "aws-p5-efa-fsx.yaml").read_text()
+    start = text.index("\nstorage:\n")
+    end = text.index("\nscheduler:")
+    bp = tmp_path / "bp.yaml"
+    bp.write_text(text[:start] + "\nstorage: true" + text[end:])
+    result = CliRunner().invoke(build(["validate"]), ["validate", str(bp)])
+    lines = result.output.splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and ": error: storage" in lines[0], lines

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from archform.spec import SpecError, load_text
@@ -147,3 +149,32 @@ def test_an_mla_base_fills_the_cache_equivalent_shape() -> None:
     m = doc.model.model
     assert m.layers is not None and m.kv_heads is not None and m.head_dim is not None
     assert 2 * m.layers * m.kv_heads * m.head_dim == 61 * 576
+
+
+def _raw_table() -> dict[str, dict[str, object]]:
+    from archform.spec.datafile import load_data
+
+    data: dict[str, dict[str, dict[str, object]]] = load_data("open_models.yaml")
+    return data["models"]
+
+
+def test_every_entry_says_what_its_publisher_confirmed() -> None:
+    # Issue 22: each entry records where it was checked against the publisher's own files
+    # (a repository pinned at a commit, or a model card / report in one), or says it was not.
+    for name, raw in _raw_table().items():
+        note = str(raw.get("publisher_check", ""))
+        assert note, name
+        if not note.startswith("not checked"):
+            assert re.search(r"github\.com/[^ ]+/blob/[0-9a-f]{40}/|\([0-9a-f]{8}\)", note), name
+
+
+def test_llama2_7b_13b_are_multi_head_as_their_model_card_says() -> None:
+    # meta-llama/llama-models models/llama2/MODEL_CARD.md: GQA only for 70B; the FFN width is
+    # Llama 2's rule, 256 x ceil(2/3 x 4 x hidden / 256) (11008, 13824).
+    for name in ("llama-2-7b", "llama-2-13b"):
+        m = open_model(name)
+        assert m is not None
+        assert m.kv_heads == m.attention_heads
+        assert m.intermediate_size == 256 * -(-int(2 * 4 * m.hidden_size / 3) // 256)
+    big = open_model("llama-2-70b")
+    assert big is not None and big.kv_heads < big.attention_heads

@@ -19,6 +19,7 @@ import pytest
 
 from archform.spec import slurm
 from archform.spec.slurm import check_option, parse_version
+from support import REQUIRE_TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,17 +133,62 @@ def test_options_of_other_files_and_defunct_options() -> None:
     assert check_option(parse_version("22.05"), "CgroupAutomount", True, file="cgroup.conf") is None
 
 
-def test_tables_regenerate_from_a_slurm_checkout() -> None:
-    """scripts/gen-slurm-options --check against a SchedMD/slurm git dir, when one is given."""
+# The release CI builds (.ci/run: scripts/build-slurm.sh) whose tarball is the very tag its
+# option table is read from (scripts/gen-slurm-options TAGS: 24.11 <- slurm-24-11-5-1).
+TARBALL_RELEASE = "24.11.5"
+
+
+def _slurm_source() -> list[str]:
+    """gen-slurm-options arguments naming Slurm's source: ARCHFORM_SLURM_GIT (a SchedMD/slurm
+    git dir, every release), else the release tarball scripts/build-slurm.sh keeps.
+
+    Skips locally without either; fails under ARCHFORM_REQUIRE_TOOLS=1 (CI builds it)."""
     git_dir = os.environ.get("ARCHFORM_SLURM_GIT")
-    if not git_dir:
-        pytest.skip("set ARCHFORM_SLURM_GIT to a SchedMD/slurm git dir to regenerate the tables")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "gen-slurm-options"), "--git", git_dir, "--check"],
+    if git_dir:
+        return ["--git", git_dir]
+    root = Path(os.environ.get("ARCHFORM_SLURM_BUILD_ROOT", "/opt/archform/slurm"))
+    tarball = root / f"{TARBALL_RELEASE}.orig.tar.gz"
+    if not tarball.is_file():
+        reason = (
+            f"needs Slurm's source: {tarball} (scripts/build-slurm.sh {TARBALL_RELEASE} keeps "
+            "it) or ARCHFORM_SLURM_GIT set to a SchedMD/slurm git dir"
+        )
+        if REQUIRE_TOOLS:
+            pytest.fail(f"ARCHFORM_REQUIRE_TOOLS=1 but {reason}")
+        pytest.skip(reason)
+    return ["--src", str(tarball)]
+
+
+def _gen(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen-slurm-options"), *args],
         capture_output=True,
         text=True,
     )
+
+
+def test_tables_regenerate_from_a_slurm_checkout() -> None:
+    """scripts/gen-slurm-options --check: the committed tables are what Slurm's source gives."""
+    proc = _gen(*_slurm_source(), "--check")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_table_edited_by_hand_is_reported_stale(tmp_path: Path) -> None:
+    source = _slurm_source()
+    data = ROOT / "src/archform/spec/data/slurm"
+    for table in data.glob("*.json"):
+        (tmp_path / table.name).write_text(table.read_text())
+    edited = tmp_path / "24.11.json"
+    text = edited.read_text()
+    assert '"AccountingStorageHost": "accepted"' in text
+    edited.write_text(
+        text.replace('"AccountingStorageHost": "accepted"', '"AccountingStorageHost": "defunct"')
+    )
+    proc = _gen(*source, "--check", "--out", str(tmp_path))
+    assert proc.returncode == 1 and f"stale: {edited}" in proc.stderr, proc.stderr
+    # and regenerating writes the committed bytes back
+    assert _gen(*source, "--out", str(tmp_path)).returncode == 0
+    assert edited.read_text() == (data / "24.11.json").read_text()
 
 
 def test_data_files_are_plain_json_with_every_release() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -32,6 +33,13 @@ def require_tool(*tools: str) -> None:
         if REQUIRE_TOOLS:
             pytest.fail(f"ARCHFORM_REQUIRE_TOOLS=1 but {reason}")
         pytest.skip(reason)
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip (locally) or fail (CI: ARCHFORM_REQUIRE_TOOLS=1): what the test needs is absent."""
+    if REQUIRE_TOOLS:
+        pytest.fail(f"ARCHFORM_REQUIRE_TOOLS=1 but {reason}")
+    pytest.skip(reason)
 
 
 def require_module(*modules: str) -> None:

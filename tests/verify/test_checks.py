@@ -288,7 +288,9 @@ def test_newer_version_is_validated_in_the_installed_versions_form(
     _only_the_slurmctld_on_path(monkeypatch)
     full, version = slurm_check.installed_version()
     if version >= (23, 11):
-        pytest.skip(f"installed Slurm {full} already knows topology/default")
+        support.missing(
+            f"a slurmctld before 23.11 (installed: {full}, which knows topology/default)"
+        )
     tree = _variant(tmp_path, "onprem-cpu-smoke", scheduler={"version": "25.05"})
     conf = (tree / "ansible/roles/slurm/files/slurm.conf").read_text()
     assert "TopologyPlugin=topology/flat" in conf  # what the cluster gets
@@ -306,7 +308,7 @@ def test_block_topology_is_validated_as_its_tree_form_on_old_slurm(
     _only_the_slurmctld_on_path(monkeypatch)
     full, version = slurm_check.installed_version()
     if version >= (23, 11):
-        pytest.skip(f"installed Slurm {full} has topology/block")
+        support.missing(f"a slurmctld before 23.11 (installed: {full}, which has topology/block)")
     tree = _variant(
         tmp_path,
         "aws-p5-efa-fsx",

@@ -116,6 +116,10 @@ def training_json(cluster: Any, claimed: float | None = None) -> dict[str, Any]:
             "tensor_parallel": p.tensor_parallel,
             "pipeline_parallel": p.pipeline_parallel,
             "data_parallel": s.data_parallel,
+            "context_parallel": p.context_parallel,
+            "virtual_pipeline_stages": p.virtual_stages,
+            "zero_stage": p.zero_stage,
+            "precision": p.precision,
             "micro_batch_size": p.micro_batch,
             "micro_batches": s.micro_batches,
             "sequence_length": p.sequence_length,
@@ -130,7 +134,31 @@ def training_json(cluster: Any, claimed: float | None = None) -> dict[str, Any]:
             "data_parallel_exposed_s": round(s.dp_exposed_s, 3),
             "data_parallel_busbw_gbytes": s.dp_busbw_gbytes,
             "data_parallel_algorithm": s.dp_algorithm,
+            "data_parallel_collectives": [
+                {
+                    "collective": c.name,
+                    "of": c.what,
+                    "gbytes": round(c.gbytes, 3),
+                    "seconds": round(c.seconds, 3),
+                    "hidden_behind": c.overlaps,
+                }
+                for c in s.collectives
+            ],
             "step_s": round(s.step_s, 3),
+        },
+        "memory_per_gpu": None
+        if e.memory is None
+        else {
+            "zero_stage": e.memory.stage,
+            "zero_stage_from": "blueprint"
+            if cluster.training.zero_stage is not None
+            else f"{p.framework} default",
+            "model_states_gb": round(e.memory.states / 1e9, 2),
+            "activations_gb": round(e.memory.activations / 1e9, 2),
+            "activations_recompute": e.memory.recompute,
+            "total_gb": round(e.memory.total / 1e9, 2),
+            "gpu_gb": round(e.memory.gpu_bytes / 1e9, 2),
+            "fits": e.memory.fits,
         },
         "tokens_per_s_per_gpu": round(s.tokens_per_s_per_gpu, 1),
         "tokens_per_s": round(e.tokens_per_s, 0),
@@ -148,8 +176,9 @@ def training_json(cluster: Any, claimed: float | None = None) -> dict[str, Any]:
             else round(e.hours_for_budget, 1),
             "usd_for_budget": e.usd_for_budget,
         },
-        "method": "step = compute x (1 + 1F1B bubble) + tensor-parallel all-reduces + exposed "
-        "gradient sync (NCCL ring/tree busbw, efficiency "
+        "method": "step = compute x (1 + (interleaved) 1F1B bubble) + tensor-parallel "
+        "all-reduces + exposed data-parallel collectives by ZeRO stage (NCCL ring/tree busbw, "
+        "efficiency "
         f"{nccl.efficiency()}); calibrated on Megatron-LM, torchtitan and Llama 3 figures "
         "(bench/RESULTS-training.md)",
     }
@@ -165,8 +194,11 @@ def _training_text(e: dict[str, Any]) -> list[str]:
         f"  model                 {m['params'] / 1e9:g}B params, {m['layers']} layers x "
         f"{m['hidden_size']}"
         + (f" (shape assumed from {m['shape_assumed_from']})" if m["shape_assumed_from"] else ""),
-        f"  parallelism           {p['framework']}: TP {p['tensor_parallel']} x PP "
-        f"{p['pipeline_parallel']} x DP {p['data_parallel']}, {p['global_batch_tokens']:,.0f} "
+        f"  parallelism           {p['framework']} ({p['precision']}, ZeRO stage "
+        f"{p['zero_stage']}): TP {p['tensor_parallel']} x PP {p['pipeline_parallel']}"
+        + (f" (v {p['virtual_pipeline_stages']})" if p["virtual_pipeline_stages"] > 1 else "")
+        + (f" x CP {p['context_parallel']}" if p["context_parallel"] > 1 else "")
+        + f" x DP {p['data_parallel']}, {p['global_batch_tokens']:,.0f} "
         f"tokens per step of {p['sequence_length']:,}-token sequences",
         f"  step                  {s['step_s']:.2f} s = compute {s['compute_s']:.2f} + bubble "
         f"{s['pipeline_bubble_s']:.2f} + TP {s['tensor_parallel_s']:.2f} + exposed gradient sync "
@@ -183,6 +215,16 @@ def _training_text(e: dict[str, Any]) -> list[str]:
         lines.append(
             f"  throughput            {e['tokens_per_s_per_gpu']:,.0f} tokens/s per GPU, "
             f"{e['tokens_per_s']:,.0f} tokens/s in all, MFU {e['mfu']:.1%}"
+        )
+    mem = e["memory_per_gpu"]
+    if mem is not None:
+        verdict = "fits" if mem["fits"] else "DOES NOT FIT"
+        lines.append(
+            f"  memory per GPU        {mem['total_gb']:,.1f} GB = {mem['model_states_gb']:,.1f} "
+            f"GB weights, gradients and Adam state (ZeRO stage {mem['zero_stage']}, "
+            f"{mem['zero_stage_from']}) + "
+            f"{mem['activations_gb']:,.1f} GB activations ({mem['activations_recompute']}"
+            f"), of {mem['gpu_gb']:,.1f} GB: {verdict}"
         )
     claim = e["claim"]
     if claim is not None and claim["impossible"]:

@@ -14,33 +14,40 @@ Step time = compute x (1 + bubble) + exposed tensor-parallel time + exposed data
     compute   = tokens per GPU per step x hardware FLOPs per token / (peak x efficiency),
                 efficiency = e_gpu x H / (H + h0): large GEMMs run nearer peak (Megatron's
                 MFU grows with model width, arXiv:2104.04473 Table 1); e_gpu per GPU model
-                and h0 are fitted (spec/data/training_calibration.yaml).
-    bubble    = (PP - 1) / (micro-batches per replica x virtual stages) (1F1B; Narayanan et
-                al. s2.2).
-    TP        = per layer and micro-batch 4 all-reduces of b x S x H bf16 activations (6 with
-                full recomputation) over NVLink, 2(t-1)/t x bytes / busbw, not overlapped.
-    DP        = gradient all-reduce of P / (TP x PP) bf16 values per GPU (x 1.5 for FSDP /
-                ZeRO-3: arXiv:1910.02054 s7) at the bus bandwidth of archform.estimate.nccl for
-                the nodes it spans, shared by the data-parallel groups on a node; it hides
-                behind the backward pass (2/3 of compute) up to the fitted fraction
-                `dp_overlap` of it: exposed = max(0, sync - dp_overlap x backward).
+                and h0 are fitted (spec/data/training_calibration.yaml). precision fp8: the
+                weight GEMMs (6 P) at the catalog's dense FP8 peak and attention (12 L H S) at
+                the BF16 peak, both at the GPU's fitted `fp8_efficiency` (Transformer Engine
+                runs the Linear layers in FP8, dot-product attention in BF16).
+    bubble    = (PP - 1) / (micro-batches per replica x virtual stages v): 1F1B, interleaved
+                when v > 1 (Narayanan et al. arXiv:2104.04473 s2.2).
+    TP        = per layer and micro-batch 4 all-reduces of b x S/CP x H bf16 activations (6
+                with full recomputation) over NVLink, 2(t-1)/t x bytes / busbw, not overlapped.
+    DP        = data parallelism over GPUs / (TP x PP x CP), by ZeRO stage (arXiv:1910.02054
+                s7): stage 0 all-reduces the P / (TP x PP) bf16 gradients; stages 1-2
+                reduce-scatter them and all-gather the parameters (same volume, ring only);
+                stage 3 (FSDP FULL_SHARD) all-gathers the parameters once more, in the forward
+                pass (3 Psi, 1.5x). Each collective runs at the bus bandwidth of
+                archform.estimate.nccl for the nodes it spans, shared by the data-parallel
+                groups on a node, and hides behind its pass (forward 1/3 of compute, backward
+                2/3) up to the fitted fraction `dp_overlap` of it.
+    CP        = context parallelism splits each sequence; its K/V exchange is taken as hidden
+                behind attention (assumption, Llama 3 report s3.3.2).
 Tokens/s per GPU = global batch tokens / step / GPUs; MFU = tokens/s x model FLOPs per token /
 peak. A figure above the GPUs' peak is flagged `impossible`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from archform.estimate import nccl
+from archform.estimate import nccl, training_memory
 from archform.spec.catalog import load_catalog
 from archform.spec.datafile import load_data
 
 GRAD_BYTES = 2.0  # bf16 gradients (fp32 runs: 4; not modelled separately)
 ACT_BYTES = 2.0
-FSDP_FACTOR = {"pytorch_fsdp": 1.5}
 # Single-node NVLink ring busbw when nccl_busbw.yaml has no measured figure: A100 NVLink 3
 # is 300 GB/s per direction (NVIDIA A100 datasheet); 0.8 of it is assumed.   [assumption]
 NVLINK_FALLBACK_GBYTES = {"A100": 240.0, "A100-40GB": 240.0}
@@ -69,6 +76,9 @@ class Parallelism:
     sequence_length: int = 4096
     global_batch_tokens: float = 4e6
     recompute: str = "selective"  # none | selective | full
+    context_parallel: int = 1
+    zero_stage: int = 0
+    precision: str = "bf16"  # bf16 | fp16 | fp8 (fp8: the Linear GEMMs, as Transformer Engine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +88,7 @@ class ClusterRates:
     gpu: str
     peak_tflops: float
     nic_gbps_per_node: float
+    fp8_peak_tflops: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +98,28 @@ class Constants:
     efficiency: dict[str, float]
     h0: float
     dp_overlap: float
+    fp8_efficiency: dict[str, float] = field(default_factory=dict)
 
     def gpu_efficiency(self, gpu: str) -> float:
         """e_gpu, or the lowest fitted one for a GPU the calibration does not cover."""
         return self.efficiency.get(gpu, min(self.efficiency.values()))
+
+    def gpu_fp8_efficiency(self, gpu: str) -> float:
+        """e_fp8 of the GPU, or the lowest fitted one for a GPU the calibration does not cover."""
+        if not self.fp8_efficiency:
+            return self.gpu_efficiency(gpu)
+        return self.fp8_efficiency.get(gpu, min(self.fp8_efficiency.values()))
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    """One data-parallel collective of a step."""
+
+    name: str  # all-reduce | reduce-scatter | all-gather
+    what: str  # gradients | parameters
+    gbytes: float  # the tensor moved (full size, before the (n-1)/n of the ring)
+    seconds: float
+    overlaps: str  # forward | backward: the pass it can hide behind
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +135,7 @@ class StepTime:
     dp_exposed_s: float
     dp_busbw_gbytes: float
     dp_algorithm: str
+    collectives: tuple[Collective, ...]
     step_s: float
     tokens_per_s_per_gpu: float
     model_flops_per_token: float
@@ -120,8 +150,20 @@ def model_flops_per_token(shape: ModelShape, seq: int) -> float:
 
 def hardware_flops_per_token(shape: ModelShape, seq: int, recompute: str) -> float:
     """Model FLOPs plus the recomputed forward pass."""
-    extra = 2.0 * shape.params + 4.0 * shape.layers * shape.hidden * seq
-    return model_flops_per_token(shape, seq) + (extra if recompute == "full" else 0.0)
+    gemm, attention = flops_split(shape, seq, recompute)
+    return gemm + attention
+
+
+def flops_split(shape: ModelShape, seq: int, recompute: str) -> tuple[float, float]:
+    """(weight GEMM, attention score) hardware FLOPs per token.
+
+    6 P and 12 L H S, each + 1/3 with full recomputation.
+    """
+    gemm = 6.0 * shape.params
+    attention = 12.0 * shape.layers * shape.hidden * seq
+    if recompute == "full":
+        return gemm * 4 / 3, attention * 4 / 3
+    return gemm, attention
 
 
 def nvlink_gbytes(gpu: str) -> float:
@@ -129,49 +171,107 @@ def nvlink_gbytes(gpu: str) -> float:
     return nccl.intra_node_gbytes(gpu) or NVLINK_FALLBACK_GBYTES.get(gpu, 240.0)
 
 
+def _dp_busbw(
+    par: Parallelism, hw: ClusterRates, dp: int, algorithm: str | None
+) -> tuple[float, str]:
+    """Bus bandwidth one data-parallel group gets (GB/s) and NCCL's algorithm for it."""
+    nodes = max(1, par.gpus // par.gpus_per_node)
+    group_nodes = min(nodes, dp)
+    if group_nodes <= 1:
+        return nvlink_gbytes(hw.gpu), "NVLink"
+    ranks_per_node = max(1, dp // group_nodes)
+    bw = nccl.allreduce_busbw(
+        group_nodes, ranks_per_node, hw.nic_gbps_per_node, hw.gpu, algorithm=algorithm
+    )
+    # The data-parallel groups of a node share its NICs.
+    return bw.gbytes * ranks_per_node / par.gpus_per_node, bw.algorithm
+
+
+def dp_collectives(
+    shape: ModelShape, par: Parallelism, hw: ClusterRates, dp: int
+) -> tuple[tuple[Collective, ...], float, str]:
+    """The data-parallel collectives of one step by ZeRO stage (arXiv:1910.02054 s7).
+
+    Stage 0 all-reduces the gradients (NCCL ring or tree). Stages 1 and 2 reduce-scatter the
+    gradients and all-gather the updated parameters: the same 2 Psi volume, ring only (NCCL's
+    tree is an all-reduce algorithm). Stage 3 all-gathers the parameters again before the
+    backward pass (3 Psi, 1.5x); its forward all-gather hides behind the forward pass.
+    Each moves (n-1)/n of the tensor per GPU at the bus bandwidth (nccl-tests' busbw).
+    """
+    if dp <= 1:
+        return (), 0.0, "none"
+    size = shape.params / (par.tensor_parallel * par.pipeline_parallel) * GRAD_BYTES
+    half = (dp - 1) / dp * size
+    if par.zero_stage == 0:
+        busbw, algo = _dp_busbw(par, hw, dp, None)
+        t = 2 * half / (busbw * 1e9)
+        return (Collective("all-reduce", "gradients", size / 1e9, t, "backward"),), busbw, algo
+    busbw, algo = _dp_busbw(par, hw, dp, "Ring")
+    one = half / (busbw * 1e9)
+    out = [
+        Collective("reduce-scatter", "gradients", size / 1e9, one, "backward"),
+        Collective("all-gather", "parameters", size / 1e9, one, "backward"),
+    ]
+    if par.zero_stage >= 3:
+        out.append(Collective("all-gather", "parameters", size / 1e9, one, "forward"))
+    return tuple(out), busbw, algo
+
+
+def _compute_s(
+    shape: ModelShape, par: Parallelism, hw: ClusterRates, c: Constants, tokens_per_gpu: float
+) -> float:
+    """FLOPs over peak x efficiency x H / (H + h0).
+
+    An fp8 run (Transformer Engine) does its weight GEMMs at the FP8 peak and attention at the
+    BF16 peak, both at the fitted fp8 efficiency of the GPU (one constant per GPU: what an fp8
+    recipe achieves of each rate).
+    """
+    width = shape.hidden / (shape.hidden + c.h0)
+    gemm, attention = flops_split(shape, par.sequence_length, par.recompute)
+    if par.precision == "fp8" and hw.fp8_peak_tflops > 0:
+        e8 = c.gpu_fp8_efficiency(hw.gpu) * width * 1e12
+        return tokens_per_gpu * (
+            gemm / (hw.fp8_peak_tflops * e8) + attention / (hw.peak_tflops * e8)
+        )
+    bf16 = hw.peak_tflops * 1e12 * c.gpu_efficiency(hw.gpu) * width
+    return tokens_per_gpu * (gemm + attention) / bf16
+
+
 def step_time(
     shape: ModelShape, par: Parallelism, hw: ClusterRates, k: Constants | None = None
 ) -> StepTime:
     """Compute, bubble and exposed communication of one step."""
     c = k or load_calibration().constants
-    tp, pp = par.tensor_parallel, par.pipeline_parallel
-    dp = max(1, par.gpus // (tp * pp))
+    tp, pp, cp = par.tensor_parallel, par.pipeline_parallel, par.context_parallel
+    dp = max(1, par.gpus // (tp * pp * cp))
     seq = par.sequence_length
     seqs = max(1.0, par.global_batch_tokens / seq)
     seqs_per_replica = seqs / dp
     micro = max(1, round(seqs_per_replica / par.micro_batch))
     tokens_per_gpu = par.global_batch_tokens / par.gpus
-    eff = c.gpu_efficiency(hw.gpu) * shape.hidden / (shape.hidden + c.h0)
-    hw_flops = hardware_flops_per_token(shape, seq, par.recompute)
-    compute = tokens_per_gpu * hw_flops / (hw.peak_tflops * 1e12 * eff)
+    compute = _compute_s(shape, par, hw, c, tokens_per_gpu)
+    # Interleaved 1F1B with v model chunks per GPU: (p - 1) / (v m) (Narayanan et al. s2.2.2).
     bubble = compute * (pp - 1) / (micro * par.virtual_stages) if pp > 1 else 0.0
     tp_s = 0.0
     if tp > 1:
         per_layer = 6 if par.recompute == "full" else 4
-        size = par.micro_batch * seq * shape.hidden * ACT_BYTES
+        size = par.micro_batch * seq / cp * shape.hidden * ACT_BYTES
         one = 2 * (tp - 1) / tp * size / (nvlink_gbytes(hw.gpu) * 1e9)
         tp_s = micro * (shape.layers / pp) * per_layer * one
-    nodes = max(1, par.gpus // par.gpus_per_node)
-    dp_sync = 0.0
-    busbw, algo = 0.0, "none"
-    if dp > 1:
-        grad = shape.params / (tp * pp) * GRAD_BYTES * FSDP_FACTOR.get(par.framework, 1.0)
-        group_nodes = min(nodes, dp)
-        if group_nodes <= 1:
-            bw = nccl.allreduce_busbw(1, par.gpus_per_node, hw.nic_gbps_per_node, hw.gpu)
-            busbw, algo = nvlink_gbytes(hw.gpu), bw.algorithm
-        else:
-            ranks_per_node = max(1, dp // group_nodes)
-            bw = nccl.allreduce_busbw(group_nodes, ranks_per_node, hw.nic_gbps_per_node, hw.gpu)
-            share = ranks_per_node / par.gpus_per_node
-            busbw, algo = bw.gbytes * share, bw.algorithm
-        dp_sync = 2 * (dp - 1) / dp * grad / (busbw * 1e9)
-    # Gradient sync overlaps the backward pass (2/3 of the compute), at most for its length.
-    dp_exposed = max(0.0, dp_sync - c.dp_overlap * compute * 2.0 / 3.0)
+    collectives, busbw, algo = dp_collectives(shape, par, hw, dp)
+    dp_sync = sum(x.seconds for x in collectives)
+    # Each collective hides behind its pass (forward 1/3 of compute, backward 2/3), at most
+    # the fitted fraction dp_overlap of it.
+    passes = {"forward": compute / 3.0, "backward": compute * 2.0 / 3.0}
+    dp_exposed = sum(
+        max(0.0, sum(x.seconds for x in collectives if x.overlaps == name) - c.dp_overlap * t)
+        for name, t in passes.items()
+    )
     step = compute + bubble + tp_s + dp_exposed
     tps = par.global_batch_tokens / step / par.gpus
     mflops = model_flops_per_token(shape, seq)
-    mfu = tps * mflops / (hw.peak_tflops * 1e12)
+    peak = hw.fp8_peak_tflops if par.precision == "fp8" and hw.fp8_peak_tflops else hw.peak_tflops
+    mfu = tps * mflops / (peak * 1e12)
     return StepTime(
         data_parallel=dp,
         micro_batches=micro,
@@ -182,6 +282,7 @@ def step_time(
         dp_exposed_s=dp_exposed,
         dp_busbw_gbytes=round(busbw, 2),
         dp_algorithm=algo,
+        collectives=collectives,
         step_s=step,
         tokens_per_s_per_gpu=tps,
         model_flops_per_token=mflops,
@@ -199,6 +300,12 @@ def peak_tflops(gpu: str) -> float:
     """Dense BF16 peak from the catalog (0 when the GPU has no BF16)."""
     info = load_catalog().gpu(gpu)
     return info.bf16_dense_tflops if info else 0.0
+
+
+def fp8_peak_tflops(gpu: str) -> float:
+    """Dense FP8 peak from the catalog (0 when the GPU has no FP8)."""
+    info = load_catalog().gpu(gpu)
+    return info.fp8_dense_tflops if info else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +351,15 @@ def _point(row: dict[str, Any]) -> Point:
             sequence_length=int(p["seq"]),
             global_batch_tokens=float(p["global_batch_seqs"]) * int(p["seq"]),
             recompute=str(p["recompute"]),
+            context_parallel=int(p.get("cp", 1)),
+            zero_stage=training_memory.zero_stage(
+                str(p["framework"]), None if p.get("zero_stage") is None else int(p["zero_stage"])
+            ),
+            precision=str(p.get("precision", "bf16")),
         ),
-        hw=ClusterRates(gpu, peak_tflops(gpu), float(row["nic_gbps_per_node"])),
+        hw=ClusterRates(
+            gpu, peak_tflops(gpu), float(row["nic_gbps_per_node"]), fp8_peak_tflops(gpu)
+        ),
         metric=str(row["metric"]),
         value=float(row["value"]),
         vocab=int(m.get("vocab", 0)),
@@ -262,6 +376,7 @@ def load_calibration() -> Calibration:
         {str(g): float(v) for g, v in f["efficiency"].items()},
         float(f["h0"]),
         float(f["dp_overlap"]),
+        {str(g): float(v) for g, v in (f.get("fp8_efficiency") or {}).items()},
     )
     return Calibration(constants, [_point(r) for r in data["points"]])
 

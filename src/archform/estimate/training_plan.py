@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from archform.estimate import training
+from archform.estimate import training, training_memory
 from archform.estimate.prices import PriceTable, load_prices
-from archform.spec.models.training import TrainingCluster
+from archform.spec.catalog import load_catalog
+from archform.spec.models.training import TrainingCluster, TrainingWorkload
+from archform.spec.open_models import open_model
 
 # (params, layers, hidden) of public dense models.
 REFERENCE_SHAPES: dict[str, tuple[float, int, int]] = {
@@ -40,8 +42,9 @@ class TrainingEstimate:
     shape: training.ModelShape
     shape_assumed_from: str | None
     parallelism: training.Parallelism
-    peak_tflops: float
+    peak_tflops: float  # dense, of the precision the GEMMs run in (fp8 or bf16)
     step: training.StepTime
+    memory: training_memory.Memory | None  # None when the GPU's memory is not known
     tokens_per_s: float  # whole cluster
     usd_per_hour: float | None
     price_missing: str | None
@@ -72,6 +75,8 @@ def why_not(cluster: TrainingCluster) -> str | None:
         return "no GPUs in the compute group"
     if training.peak_tflops(gpu.model) <= 0:
         return f"{gpu.model} has no BF16 tensor rate in archform's catalog"
+    if work.precision == "fp8" and training.fp8_peak_tflops(gpu.model) <= 0:
+        return f"{gpu.model} has no FP8 tensor rate in archform's catalog (lint: TRN009)"
     return None
 
 
@@ -92,10 +97,20 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
         sequence_length=work.sequence_length,
         global_batch_tokens=float(work.global_batch_tokens),
         recompute=work.activation_checkpointing,
+        virtual_stages=work.virtual_pipeline_stages,
+        context_parallel=work.context_parallel,
+        zero_stage=training_memory.zero_stage(work.framework, work.zero_stage),
+        precision=work.precision,
     )
-    peak = training.peak_tflops(gpu.model)
-    rates = training.ClusterRates(gpu.model, peak, float(cluster.fabric.gbps_per_node))
+    rates = training.ClusterRates(
+        gpu.model,
+        training.peak_tflops(gpu.model),
+        float(cluster.fabric.gbps_per_node),
+        training.fp8_peak_tflops(gpu.model),
+    )
+    peak = rates.fp8_peak_tflops if work.precision == "fp8" else rates.peak_tflops
     step = training.step_time(shape, par, rates)
+    memory = memory_of(cluster, shape, par, step.data_parallel)
     tokens_per_s = step.tokens_per_s_per_gpu * gpus
     prices = table or load_prices()
     region = cluster.placement.primary_region
@@ -125,6 +140,7 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
         parallelism=par,
         peak_tflops=peak,
         step=step,
+        memory=memory,
         tokens_per_s=tokens_per_s,
         usd_per_hour=per_hour,
         price_missing=missing,
@@ -132,3 +148,88 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
         hours_for_budget=hours,
         usd_for_budget=cost,
     )
+
+
+def memory_of(
+    cluster: TrainingCluster, shape: training.ModelShape, par: training.Parallelism, dp: int
+) -> training_memory.Memory | None:
+    """Model states by ZeRO stage plus activations on one GPU (estimate.training_memory)."""
+    gpu = cluster.compute.gpu
+    work = cluster.training
+    assert gpu is not None and work is not None
+    info = load_catalog().gpu(gpu.model)
+    memory_gib = gpu.memory_gib or (info.memory_gib if info else None)
+    if memory_gib is None:
+        return None
+    named = open_model(work.model) if work.model else None
+    mp = par.tensor_parallel * par.pipeline_parallel
+    # Not written: the least memory (full recomputation), as lint's TRN010 counts it.
+    written = "activation_checkpointing" in work.model_fields_set
+    recompute = par.recompute if written else "full"
+    return training_memory.Memory(
+        stage=par.zero_stage,
+        states=training_memory.model_state_bytes(shape.params, par.zero_stage, mp, dp),
+        activations=training_memory.activation_bytes(
+            shape.layers,
+            shape.hidden,
+            named.attention_heads if named else None,
+            par.sequence_length,
+            par.micro_batch,
+            par.tensor_parallel,
+            recompute,
+            par.context_parallel,
+        ),
+        gpu_bytes=memory_gib * 2**30,
+        recompute=f"{recompute} recomputation"
+        if written
+        else "full recomputation, not written: the least",
+    )
+
+
+#: The workload assumed when a blueprint declares no model (lint's fabric findings): the
+#: 70B fine-tune of the issue's article, on the defaults of `training` (FSDP, 4M-token batch).
+ASSUMED_MODEL = "llama-3.1-70b"
+
+
+@dataclass(frozen=True, slots=True)
+class FabricWhatIf:
+    """The estimate on the blueprint's fabric and on another one."""
+
+    here: TrainingEstimate
+    there: TrainingEstimate
+    assumed: str | None  # the workload assumed when the blueprint declares none
+
+    @property
+    def slowdown(self) -> float:
+        """Step time here over step time there."""
+        return self.here.step.step_s / self.there.step.step_s
+
+
+def with_workload(cluster: TrainingCluster) -> tuple[TrainingCluster, str | None]:
+    """The cluster with its declared workload, or with ASSUMED_MODEL and why."""
+    work = cluster.training
+    if work is not None and work.model_params is not None:
+        return cluster, None
+    data = {} if work is None else work.model_dump(exclude_unset=True)
+    data["model"] = ASSUMED_MODEL
+    assumed = TrainingWorkload.model_validate(data)
+    text = (
+        f"no training.model_params declared: {ASSUMED_MODEL} assumed, "
+        f"{assumed.framework}, {assumed.global_batch_tokens:,.0f}-token batches of "
+        f"{assumed.sequence_length:,} tokens"
+    )
+    return cluster.model_copy(update={"training": assumed}), text
+
+
+def fabric_what_if(
+    cluster: TrainingCluster, gbps_per_node: int, kind: str | None = None
+) -> FabricWhatIf | None:
+    """The step model on the blueprint's fabric and on `gbps_per_node` (None: no estimate)."""
+    subject, assumed = with_workload(cluster)
+    if why_not(subject) is not None:
+        return None
+    fabric = subject.fabric.model_copy(
+        update={"gbps_per_node": gbps_per_node, "kind": kind or subject.fabric.kind}
+    )
+    other = subject.model_copy(update={"fabric": fabric})
+    return FabricWhatIf(estimate(subject), estimate(other), assumed)

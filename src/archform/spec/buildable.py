@@ -28,6 +28,7 @@ from archform.spec.networks import (
 )
 from archform.spec.paths import Loc, format_path
 from archform.spec.provider import names_where, spec_of
+from archform.spec.quotas import Over, fleet_overs, raised_problems, training_overs
 from archform.spec.release import split_source
 from archform.spec.source import SourceMap
 from archform.spec.source_access import check_source_account
@@ -120,7 +121,12 @@ def group_loc(cluster: TrainingCluster, index: int) -> Loc:
 def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
     provider = cluster.placement.provider
     spec = spec_of(provider)
-    _ssh_quota(checker, provider, list(cluster.access.ssh_cidrs))
+    _quotas(
+        checker,
+        cluster.placement.provider,
+        dict(cluster.placement.quotas),
+        training_overs(cluster),
+    )
     for i, group in enumerate(cluster.compute.groups):
         if group.instance_type is None:
             example = spec.example_instance
@@ -139,18 +145,16 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
     _filestore(checker, cluster)
 
 
-def _ssh_quota(checker: _Checker, provider: str, cidrs: list[str]) -> None:
-    from archform.spec.quotas import ssh_rule_overflow
+def _quotas(checker: _Checker, provider: str, raised: dict[str, int], overs: list[Over]) -> None:
+    """One error per exceeded quota and per unusable placement.quotas entry.
 
-    over = ssh_rule_overflow(provider, cidrs)
-    if over is not None:
-        index, quota, total = over
-        checker.add(
-            ("access", "ssh_cidrs", index),
-            f"{total} SSH ranges of one address family become {total} rules in one security "
-            f"group; {provider} allows {quota.default} {quota.what} by default",
-            quota.hint(),
-        )
+    Each quota error is at the first field over it (spec/quotas.py); a placement.quotas
+    entry must name an adjustable quota of the provider.
+    """
+    for name, problem, hint in raised_problems(provider, raised):
+        checker.add(("placement", "quotas", name), problem, hint)
+    for over in overs:
+        checker.add(over.loc, over.message(), over.hint())
 
 
 def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
@@ -334,6 +338,7 @@ def _edge(checker: _Checker, fleet: InferenceFleet) -> None:
 def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
     check_deployer(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
     check_source_account(lambda loc, msg, hint: checker.add(loc, msg, hint), fleet)
+    _quotas(checker, fleet.placement.provider, dict(fleet.placement.quotas), fleet_overs(fleet))
     _ranges(checker, fleet_size_problems(fleet), lambda: fleet_blocks(fleet))
     _edge(checker, fleet)
     try:

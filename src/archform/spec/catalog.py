@@ -45,6 +45,8 @@ class GpuInfo:
     # from the architecture whitepaper in precisions_source.
     precisions: tuple[str, ...] = ()
     precisions_source: str = ""
+    # Dense FP8 tensor rate (0 without FP8): half the vendor's with-sparsity figure.
+    fp8_dense_tflops: float = 0.0
 
     def supports(self, precision: str) -> bool:
         """Whether the GPU computes in this data type (fp32, tf32, fp16, bf16, fp8, int8...)."""
@@ -226,6 +228,7 @@ def _gpu(name: str, raw: dict[str, Any]) -> GpuInfo:
         architecture=str(raw.get("architecture", "")),
         precisions=tuple(str(p) for p in raw.get("precisions") or ()),
         precisions_source=str(raw.get("precisions_source", "")),
+        fp8_dense_tflops=float(raw.get("fp8_dense_tflops", 0.0)),
     )
 
 

@@ -246,8 +246,9 @@ def needs_of_data(data: dict[str, Any]) -> Needs | None:
     provider, kind = placement.get("provider"), fabric.get("kind")
     if not isinstance(provider, str) or not isinstance(kind, str):
         return None
-    storage = data.get("storage") or []
-    lustre = any(isinstance(s, dict) and s.get("kind") == "lustre" for s in storage)
+    storage = data.get("storage")
+    entries = storage if isinstance(storage, list) else []  # a wrong shape: the model says so
+    lustre = any(isinstance(s, dict) and s.get("kind") == "lustre" for s in entries)
     scheduler = data.get("scheduler") or {}
     version = scheduler.get("version") if isinstance(scheduler, dict) else None
     return Needs(provider, kind, lustre, version if isinstance(version, str) else default_version())

@@ -194,6 +194,16 @@ class ProviderSpec(Protocol):
         """Archform's install extra that brings the provider's Pulumi SDK."""
         ...
 
+    @property
+    def vendor(self) -> str:
+        """Who sets the provider's quotas, as its documentation names itself ("AWS")."""
+        ...
+
+    @property
+    def api_access_rules_in_security_group(self) -> bool:
+        """Each Kubernetes API access range is one inbound rule of a security group."""
+        ...
+
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """Every range the training program creates."""
         ...

@@ -55,6 +55,8 @@ class SpecBase:
     promote_store: str | None = None
     registry_region_key: str | None = None
     sdk_extra: str | None = None
+    vendor: str = ""
+    api_access_rules_in_security_group: bool = False
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """No ranges of archform's own (the site's network is the user's)."""

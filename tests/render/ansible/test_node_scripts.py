@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -176,8 +175,7 @@ def test_enroot_state_is_on_the_images_local_nvme() -> None:
 
 @pytest.mark.parametrize("stem", ["onprem-h100-ib-lustre", "gcp-a3-mega-tcpxo", "aws-p5-efa-fsx"])
 def test_task_prolog_exports_the_nccl_settings(stem: str, tmp_path: Path) -> None:
-    if shutil.which("sh") is None:  # pragma: no cover
-        pytest.skip("no sh")
+    support.require_tool("sh")
     script = tmp_path / "task_prolog.sh"
     script.write_bytes(_tree(stem)["ansible/roles/nccl/files/task_prolog.sh"])
     env = {"PATH": "/usr/bin:/bin"}

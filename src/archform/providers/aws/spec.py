@@ -42,6 +42,9 @@ class Aws(SpecBase):
     promote_store = "S3 or an S3-compatible store"
     registry_region_key = "aws:region"
     sdk_extra = "aws"
+    vendor = "AWS"
+    # The EKS cluster security group takes one HTTPS rule per api_access_cidrs entry.
+    api_access_rules_in_security_group = True
     training_subnets = 4
     existing_network_needs_subnets = True
     lustre_scratch = True

@@ -27,6 +27,7 @@ class Azure(SpecBase):
     example_small_gpu = "Standard_NC4as_T4_v3"
     placement_mechanism = "one VM scale set with singlePlacementGroup"
     sdk_extra = "azure"
+    vendor = "Azure"
     training_subnets = 4
     host_room_checked = True
     existing_network_refusal = "archform creates the VNet of Azure clusters"

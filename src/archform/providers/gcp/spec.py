@@ -83,6 +83,7 @@ class Gcp(SpecBase):
     example_small_gpu = "g2-standard-4"
     placement_mechanism = "a COLLOCATED compact placement policy"
     sdk_extra = "gcp"
+    vendor = "Google Cloud"
     training_subnets = 2
     static_compute_hosts = True
     host_room_checked = True

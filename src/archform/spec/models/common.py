@@ -200,6 +200,19 @@ Count = Annotated[
 ]
 
 
+QuotaName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+RaisedQuotas = Annotated[
+    dict[QuotaName, Annotated[int, Field(gt=0, le=10**7)]],
+    Field(
+        description=(
+            "Quotas the provider account has had raised above the documented default: "
+            "archform's quota name (`archform schema`, docs: Quotas) -> the raised value. "
+            "Only adjustable quotas may be listed."
+        )
+    ),
+]
+
+
 class Suppression(Strict):
     """One governed lint suppression: which rule, why, who owns it, until when."""
 

@@ -14,6 +14,7 @@ from archform.spec.models.common import (
     Gpu,
     InstanceType,
     Ipv4Cidr,
+    RaisedQuotas,
     Region,
     StorageUri,
     Strict,
@@ -57,6 +58,7 @@ class FleetPlacement(Strict):
     regions: list[Region] | None = None
     region: Region | None = Field(default=None, description="Shorthand for one region.")
     network: FleetNetwork = Field(default_factory=FleetNetwork)
+    quotas: RaisedQuotas = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_region_field(self) -> FleetPlacement:

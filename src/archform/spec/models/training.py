@@ -22,6 +22,7 @@ from archform.spec.models.common import (
     Ipv4Cidr,
     MountPath,
     Provider,
+    RaisedQuotas,
     Region,
     StorageUri,
     Strict,
@@ -81,6 +82,7 @@ class TrainingPlacement(Strict):
     zones: list[Zone] = Field(default_factory=list)
     colocation: Literal["cluster", "spread", "none"] = "cluster"
     network: Network = Field(default_factory=Network)
+    quotas: RaisedQuotas = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_region_field(self) -> TrainingPlacement:
@@ -481,6 +483,14 @@ class TrainingWorkload(Strict):
     micro_batch_size: Annotated[int, Field(ge=1, le=4096)] = Field(
         default=1, description="Sequences per micro-batch (sets the pipeline bubble)."
     )
+    virtual_pipeline_stages: Annotated[int, Field(ge=1, le=512)] = Field(
+        default=1,
+        description="Model chunks per pipeline rank (interleaved 1F1B when above 1: the bubble "
+        "is (PP - 1) / (chunks x micro-batches)).",
+    )
+    context_parallel: Annotated[int, Field(ge=1, le=1024)] = Field(
+        default=1, description="GPUs each sequence is split over (context parallelism)."
+    )
     activation_checkpointing: Literal["none", "selective", "full"] = Field(
         default="selective",
         description="full recomputes the whole forward pass (one more forward's FLOPs).",
@@ -607,12 +617,14 @@ class TrainingCluster(DocumentBase):
                 "of a node (tensor parallelism stays on NVLink inside a node)",
                 f"use tensor_parallel <= {per_node} and pipeline_parallel for the rest",
             )
-        model_gpus = work.tensor_parallel * work.pipeline_parallel
+        model_gpus = work.tensor_parallel * work.pipeline_parallel * work.context_parallel
         if gpus % model_gpus:
+            product = "tensor_parallel x pipeline_parallel" + (
+                " x context_parallel" if work.context_parallel > 1 else ""
+            )
             raise FieldError(
                 "training",
-                f"tensor_parallel x pipeline_parallel = {model_gpus} does not divide the "
-                f"cluster's {gpus} GPUs",
+                f"{product} = {model_gpus} does not divide the cluster's {gpus} GPUs",
                 "choose degrees whose product divides the GPU count",
             )
         return self

@@ -3,7 +3,11 @@
 ## What it does
 Flags a multi-node training cluster with at least `min_gpus` (16) GPUs whose fabric gives
 less than `min_gbps` (200) Gbps per node, or is plain Ethernet (`fabric.kind: ethernet`,
-TCP sockets, no RDMA).
+TCP sockets, no RDMA). The finding states what `archform estimate`'s step model gives for
+the blueprint's workload (or, when it declares no `training.model_params`, an assumed Llama
+3.1 70B FSDP run, said so in the message) on this fabric and on the reference fabric below:
+tokens/s per GPU, step time and exposed data-parallel sync (TCP's copies are not modelled,
+so an Ethernet figure is optimistic).
 
 ## Why is this bad?
 Gradient allreduce time is bytes over bandwidth, so the finding states the node's own
@@ -54,14 +58,18 @@ fabric:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
+from archform.lint.training_numbers import versus
 from archform.spec.catalog import InstanceInfo, load_catalog
+
+if TYPE_CHECKING:
+    from archform.spec.models.training import TrainingCluster
 
 
 class Net001Options(Options):
@@ -87,6 +95,16 @@ def reference_fabric(gpu_model: str | None) -> InstanceInfo | None:
         and i.fabric_kind not in ("ethernet", "none", "")
     ]
     return max(same, key=lambda i: (i.fabric_gbps, i.name), default=None)
+
+
+def step_model_text(tc: TrainingCluster, floor: int) -> str:
+    """The step model's tokens/s here vs on the reference fabric (or the floor), or ''."""
+    gbps = tc.fabric.gbps_per_node
+    ref = reference_fabric(tc.compute.gpu.model if tc.compute.gpu else None)
+    if ref is not None and ref.fabric_gbps > gbps:
+        label = f"{ref.name}'s {ref.fabric_gbps} Gbps {ref.fabric_kind}"
+        return versus(tc, ref.fabric_gbps, label, ref.fabric_kind)
+    return versus(tc, max(floor, gbps), f"{max(floor, gbps)} Gbps RDMA", "roce")
 
 
 def ratio_text(gbps: int, gpu_model: str | None, floor: int) -> str:
@@ -118,7 +136,8 @@ def check(ctx: RuleContext, options: Net001Options) -> Iterator[Hit]:
                 f"({fabric.gbps_per_node} Gbps per node, TCP, no RDMA); threshold: RDMA "
                 f"(InfiniBand or RoCE) at >= {options.min_gbps} Gbps per node from "
                 f"{options.min_gpus} GPUs; "
-                f"{ratio_text(fabric.gbps_per_node, gpu_model, options.min_gbps)}",
+                f"{ratio_text(fabric.gbps_per_node, gpu_model, options.min_gbps)}"
+                f"{step_model_text(tc, options.min_gbps)}",
                 f"use InfiniBand or RoCE (or the instance's EFA/RDMA fabric) at "
                 f"{options.min_gbps} Gbps or more",
                 at=at,
@@ -130,7 +149,8 @@ def check(ctx: RuleContext, options: Net001Options) -> Iterator[Hit]:
                 f"{gpus} GPUs on {nodes} nodes share a {fabric.gbps_per_node} Gbps-per-node "
                 f"{fabric.kind} fabric; threshold: >= {options.min_gbps} Gbps per node from "
                 f"{options.min_gpus} GPUs; "
-                f"{ratio_text(fabric.gbps_per_node, gpu_model, options.min_gbps)}",
+                f"{ratio_text(fabric.gbps_per_node, gpu_model, options.min_gbps)}"
+                f"{step_model_text(tc, options.min_gbps)}",
                 f"provision at least {options.min_gbps} Gbps per node",
                 at=at,
             )

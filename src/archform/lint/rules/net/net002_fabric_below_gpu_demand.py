@@ -2,7 +2,11 @@
 
 ## What it does
 Flags a multi-node training cluster with at least `min_gpus` (16) GPUs whose fabric gives
-less than `min_gbps_per_gpu` (100) Gbps per GPU (`gbps_per_node / gpus per node`).
+less than `min_gbps_per_gpu` (100) Gbps per GPU (`gbps_per_node / gpus per node`). The
+finding states what `archform estimate`'s step model gives for the blueprint's workload (or,
+when it declares no `training.model_params`, an assumed Llama 3.1 70B FSDP run, said so in
+the message) on this fabric and at the floor: tokens/s per GPU, step time and exposed
+data-parallel sync.
 
 ## Why is this bad?
 H100-class nodes ship one 400 Gbps NIC per GPU (3,200 Gbps per node) because data-,
@@ -56,6 +60,7 @@ from pydantic import Field
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
+from archform.lint.training_numbers import versus
 from archform.spec.catalog import load_catalog
 from archform.spec.provider import spec_of
 
@@ -124,7 +129,13 @@ def check(ctx: RuleContext, options: Net002Options) -> Iterator[Hit]:
             ("fabric", "gbps_per_node"),
             f"fabric gives {per_gpu:g} Gbps per GPU ({tc.fabric.gbps_per_node} Gbps for "
             f"{per_node} GPUs per node); threshold: >= {options.min_gbps_per_gpu:g} Gbps "
-            "per GPU",
+            "per GPU"
+            + versus(
+                tc,
+                int(options.min_gbps_per_gpu * per_node),
+                f"{int(options.min_gbps_per_gpu * per_node)} Gbps per node "
+                f"({options.min_gbps_per_gpu:g} per GPU)",
+            ),
             hint,
             at=ctx.first_written(doc, ("fabric",), ("compute", "instance_type"), ("compute",)),
         )

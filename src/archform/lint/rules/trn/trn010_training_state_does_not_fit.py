@@ -65,6 +65,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from archform.estimate.training_memory import activation_bytes, model_state_bytes
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import NoOptions, rule
@@ -89,34 +90,6 @@ class State:
     data_parallel: int
     gpu_bytes: float
     gpu_model: str
-
-
-def model_state_bytes(params: float, stage: int, model_parallel: int, dp: int) -> float:
-    """Mixed-precision Adam model states per GPU (ZeRO paper, section 3.1: K = 12)."""
-    per = params / model_parallel
-    match stage:
-        case 0:
-            return 16 * per
-        case 1:
-            return (4 + 12 / dp) * per
-        case 2:
-            return (2 + 14 / dp) * per
-        case _:
-            return 16 * per / dp
-
-
-def activation_bytes(
-    layers: int, hidden: int, heads: int | None, seq: int, mbs: int, tp: int, recompute: str
-) -> float:
-    """Activations of all layers on one GPU (Korthikanti et al. 2022, section 4)."""
-    sbh = seq * mbs * hidden
-    if recompute == "full":
-        per_layer = 2.0 * sbh
-    elif recompute == "selective" or heads is None:
-        per_layer = 34 * sbh
-    else:
-        per_layer = sbh * (34 + 5 * heads * seq / hidden)
-    return layers * per_layer / tp
 
 
 def state(tc: TrainingCluster, recompute: str | None = None) -> State | None:
