@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import fcntl
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,14 +21,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--update-goldens",
         action="store_true",
         default=False,
-        help="Rewrite golden output trees under tests/goldens/ instead of comparing.",
+        help="Rewrite the golden trees (tests/goldens/) instead of comparing: "
+        "pytest -m golden --update-goldens",
     )
+
+
+def _updating(config: pytest.Config) -> bool:
+    return bool(config.getoption("--update-goldens"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """--update-goldens: golden tests stage their trees in one folder (shared with the
+    pytest-xdist workers); the controller folds them into tests/goldens at the end."""
+    from support import goldens
+
+    if not _updating(config):
+        return
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        os.environ[goldens.STAGING_ENV] = workerinput["golden_staging"]
+        return
+    os.environ[goldens.STAGING_ENV] = tempfile.mkdtemp(prefix="archform-goldens-")
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: the controller, per worker
+def pytest_configure_node(node: object) -> None:
+    from support import goldens
+
+    if _updating(node.config):  # type: ignore[attr-defined]
+        node.workerinput["golden_staging"] = os.environ[goldens.STAGING_ENV]  # type: ignore[attr-defined]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A `daemons` test outside the xdist group "daemons" would take SYSTEM_LOCK on a second
-    worker and leave it idle while the first holds it (see support.DAEMONS)."""
+    worker and leave it idle while the first holds it (see support.DAEMONS). A test that takes
+    the `update_goldens` fixture is a golden test: marked `golden`."""
     for item in items:
+        if "update_goldens" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.golden)
         if item.get_closest_marker("daemons") is None:
             continue
         groups = [m.args[0] for m in item.iter_markers("xdist_group") if m.args]
@@ -78,10 +111,31 @@ def _fresh_verify_cache(
 
 
 # The fuzz floor (support/fuzz_floor.py): counted across xdist workers, enforced in CI.
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from support import fuzz_floor
 
     fuzz_floor.session_finish(session)
+    _fold_goldens(session, exitstatus)
+
+
+def _fold_goldens(session: pytest.Session, exitstatus: int) -> None:
+    from support import goldens
+
+    config = session.config
+    if not _updating(config) or getattr(config, "workerinput", None) is not None:
+        return
+    staging = os.environ.pop(goldens.STAGING_ENV, "")
+    if not staging:
+        return
+    try:
+        if exitstatus != pytest.ExitCode.INTERRUPTED:
+            dropped = goldens.consolidate(Path(staging))
+            reporter = config.pluginmanager.get_plugin("terminalreporter")
+            if reporter is not None:
+                for key in dropped:
+                    reporter.write_line(f"goldens: dropped {key} (its test no longer exists)")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: the controller, per worker

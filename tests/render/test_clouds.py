@@ -33,7 +33,7 @@ def test_unknown_provider_is_refused() -> None:
 def test_each_capability_a_provider_declares_has_its_parts() -> None:
     """What a provider's spec part promises, its other parts provide (no crash at render)."""
     from archform.render.targets import provider_targets
-    from archform.render.targets.fleet.provider import fleet_of
+    from archform.render.targets.kubernetes.provider import fleet_of
     from archform.spec.provider import spec_of
 
     target_names = {t.name for t in provider_targets()}

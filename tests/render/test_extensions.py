@@ -92,6 +92,7 @@ def test_pulumi_program_calls_the_team_package(tmp_path: Path) -> None:
         (out / f.path).write_bytes(f.content)
     main = (out / "pulumi/__main__.py").read_text()
     assert main.rstrip().endswith("extensions.extend(net=net, fs=fs, nodes=nodes)")
+    assert "EXTENSIONS = True" in (out / "pulumi/settings.py").read_text().splitlines()
     assert (out / "pulumi/extensions/__init__.py").read_text() == TEAM_PY
     run = programs.run(out / "pulumi")
     (param,) = run.of_type("aws:ssm/parameter:Parameter")

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import subprocess
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
+import support
 from archform.bundled import templates_dir
 from archform.render.env import FRAGMENT_MARKER, fragment, shipped, source
+from archform.render.generate import build_files
+from archform.spec import load_paths
 
 
 def test_shipped_file_is_copied_byte_for_byte() -> None:
@@ -38,3 +46,75 @@ def test_no_template_is_plain_code_in_disguise() -> None:
         and not any(tag in p.read_text("utf-8") for tag in ("{{", "{%", "{#"))
     ]
     assert plain == []
+
+
+# -- shellcheck: the shipped shell scripts and every generated one -------------------------
+
+SHELLS = (b"#!/bin/sh", b"#!/bin/bash", b"#!/usr/bin/env bash", b"#!/usr/bin/env sh")
+
+
+def _check_shipped() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "check_shipped", support.ROOT / "scripts" / "check-shipped.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_check_shipped_fails_on_a_shellcheck_warning(tmp_path: Path, capsys: Any) -> None:
+    support.require_tool("shellcheck")
+    gate = _check_shipped()
+    script = tmp_path / "hook.sh"
+    script.write_text('#!/bin/sh\nfor f in $(ls /etc); do echo "$f"; done\n')  # SC2045
+    shellcheck, _ = gate.find_shellcheck(os.environ)
+    assert gate.check_shell([script], shellcheck) is False
+    assert "SC2045" in capsys.readouterr().out
+    script.write_text('#!/bin/sh\nfor f in /etc/*; do echo "$f"; done\n')
+    assert gate.check_shell([script], shellcheck) is True
+
+
+def test_a_missing_shellcheck_is_a_skip_locally_and_a_failure_in_ci(tmp_path: Path) -> None:
+    gate = _check_shipped()
+    assert gate.find_shellcheck({"PATH": str(tmp_path)}) == (None, False)
+    assert gate.find_shellcheck({"PATH": str(tmp_path), "ARCHFORM_REQUIRE_TOOLS": "1"}) == (
+        None,
+        True,
+    )
+    fake = tmp_path / "shellcheck"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    assert gate.find_shellcheck({"PATH": str(tmp_path)}) == (str(fake), False)
+
+
+def _generated_shell_scripts() -> dict[str, bytes]:
+    """Every shell script archform generates for the bundled blueprints, by tree/path."""
+    found: dict[str, bytes] = {}
+    for path in support.bundled_blueprints():
+        for f in build_files(load_paths([path])):
+            if f.path.endswith(".sh") or f.content.startswith(SHELLS):
+                found[f"{path.stem}/{f.path}"] = f.content
+    return found
+
+
+def test_every_generated_shell_script_passes_shellcheck(tmp_path: Path) -> None:
+    """The scripts rendered from .sh.j2 templates too (check-shipped sees only real files)."""
+    support.require_tool("shellcheck")
+    scripts = _generated_shell_scripts()
+    assert any(p.endswith("roles/nccl/files/task_prolog.sh") for p in scripts)
+    assert any(p.endswith("roles/nccl/files/nccl.sh") for p in scripts)
+    problems = []
+    for rel, content in sorted(scripts.items()):
+        target = tmp_path / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        done = subprocess.run(
+            ["shellcheck", "--severity=warning", str(target)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            problems.append(f"{rel}:\n{done.stdout}")
+    assert problems == [], "\n".join(problems)

@@ -51,9 +51,9 @@ def test_reference_facts() -> None:
 
 
 def _sources(data: dict) -> list[tuple[str, str]]:
-    """(entry, source) for every catalog entry: GPUs, families, instances, servers, services."""
+    """(entry, source) for every catalog entry: GPUs, families, instances, services."""
     out = []
-    for section in ("gpus", "families", "instances", "servers"):
+    for section in ("gpus", "families", "instances"):
         for name, entry in data.get(section, {}).items():
             out.append((f"{section}.{name}", str(entry.get("source", ""))))
     services = data["services"]

@@ -96,22 +96,23 @@ def run_cli(
 
 
 def compare_tree(actual: dict[str, bytes], golden_dir: Path, update: bool) -> None:
-    """Compare a {relpath: bytes} tree with a golden folder; rewrite it when `update`."""
+    """Compare a {relpath: bytes} tree with its golden (support/goldens.py: a manifest of
+    stored files); with `update`, stage it for the end-of-session rewrite instead."""
+    from support import goldens
+
+    key = golden_dir.relative_to(GOLDENS).as_posix()
     if update:
-        if golden_dir.exists():
-            shutil.rmtree(golden_dir)
-        for rel, data in actual.items():
-            target = golden_dir / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        goldens.stage(key, actual, goldens.current_nodeid())
         return
-    if not golden_dir.exists():
-        pytest.fail(f"no golden tree at {golden_dir}; run pytest --update-goldens")
-    expected = {
-        p.relative_to(golden_dir).as_posix(): p.read_bytes()
-        for p in sorted(golden_dir.rglob("*"))
-        if p.is_file()
-    }
+    try:
+        expected = goldens.expected_tree(key)
+    except goldens.ManifestError as exc:
+        pytest.fail(f"{exc}; run pytest -m golden --update-goldens")
+    if expected is None:
+        pytest.fail(
+            f"no golden tree {goldens.manifest_path(key).relative_to(ROOT)}; "
+            "run pytest -m golden --update-goldens"
+        )
     problems: list[str] = []
     for rel in sorted(set(expected) - set(actual)):
         problems.append(f"missing file: {rel}")
@@ -130,7 +131,7 @@ def compare_tree(actual: dict[str, bytes], golden_dir: Path, update: bool) -> No
             problems.append("\n".join(list(diff)[:60]))
     if problems:
         pytest.fail(
-            "generated tree differs from golden (pytest --update-goldens):\n"
+            "generated tree differs from golden (pytest -m golden --update-goldens):\n"
             + "\n".join(problems[:20])
         )
 

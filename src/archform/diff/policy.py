@@ -67,6 +67,15 @@ RULES: tuple[Rule, ...] = (
     Rule("*", "owner", INPLACE, "metadata only: tags are updated in place"),
     Rule("*", "labels", INPLACE, "metadata only: tags are updated in place"),
     Rule("*", "lint", INPLACE, "lint suppressions change what archform reports, nothing deployed"),
+    *(
+        Rule(
+            kind,
+            "placement.quotas",
+            INPLACE,
+            "a declared quota changes what validation counts against, nothing deployed",
+        )
+        for kind in ("TrainingCluster", _F)
+    ),
     *TRAINING_RULES,
     # InferenceFleet
     Rule(

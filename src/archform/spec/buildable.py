@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from archform.spec.catalog import Catalog, load_catalog
 from archform.spec.deployer import check_deployer
+from archform.spec.engines import engine, kinds
 from archform.spec.errors import SpecProblem
 from archform.spec.networks import (
     Block,
@@ -327,11 +328,14 @@ def _edge(checker: _Checker, fleet: InferenceFleet) -> None:
             "edge: {protocol: http} to opt into plain HTTP (lint SEC004 reports it)",
             prefer="key",
         )
-    if edge.auth == "api_key" and fleet.server.kind != "vllm":
+    if edge.auth == "api_key" and engine(fleet.server.kind).api_key is None:
+        keyed = [e for e in (engine(k) for k in kinds()) if e.api_key is not None]
+        names = ", ".join(f"{e.kind} ({e.api_key.env})" for e in keyed if e.api_key)
         checker.add(
             ("server", "kind"),
-            f"archform configures an API key only for vllm (VLLM_API_KEY), not {fleet.server.kind}",
-            "set edge: {auth: none} and authenticate in front of the fleet, or serve with vllm",
+            f"archform configures an API key only for {names}, not {fleet.server.kind}",
+            "set edge: {auth: none} and authenticate in front of the fleet, or serve with "
+            + " or ".join(e.kind for e in keyed),
         )
 
 

@@ -167,13 +167,11 @@ class Catalog:
         lustre: dict[str, LustreService] | None = None,
         limits: Limits | None = None,
         gpu_type_pattern: str = "",
-        server_images: dict[str, str] | None = None,
         partial_gpus: dict[str, PartialGpu] | None = None,
     ) -> None:
         self.gpus = gpus
         self.partial_gpus = partial_gpus or {}
         self.instances = instances
-        self.server_images = server_images or {}
         self._gpu_type = re.compile(gpu_type_pattern, re.IGNORECASE) if gpu_type_pattern else None
         self.lustre = lustre or {}
         self.limits = limits or Limits(100, "")
@@ -413,7 +411,6 @@ def _load(override: str | None) -> Catalog:
         raise CatalogEntryError(
             "naming.gpu_type_pattern", f"not a regular expression ({exc})"
         ) from None
-    images = {kind: str(raw["image"]) for kind, raw in sorted((data.get("servers") or {}).items())}
     partial = {
         name: PartialGpu(
             name,
@@ -426,7 +423,7 @@ def _load(override: str | None) -> Catalog:
         )
         for name, raw in sorted((data.get("partial_gpus") or {}).items())
     }
-    return Catalog(gpus, instances, lustre, limits, pattern, images, partial)
+    return Catalog(gpus, instances, lustre, limits, pattern, partial)
 
 
 def load_catalog() -> Catalog:

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from archform.spec.datafile import load_data
+from archform.spec.engines import engine
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +41,9 @@ class ConfigKeys:
 
 @dataclass(frozen=True, slots=True)
 class CheckpointFormat:
-    """One model-folder layout and the server kinds that load it."""
+    """One model-folder layout (the engines that load it name it: Engine.checkpoint)."""
 
     name: str
-    servers: tuple[str, ...]
     config: ConfigKeys
     weights_pattern: str
     weights_index: str
@@ -76,7 +76,6 @@ def checkpoint_formats() -> dict[str, CheckpointFormat]:
         config = raw["config"]
         out[str(name)] = CheckpointFormat(
             name=str(name),
-            servers=_strs(raw["servers"]),
             config=ConfigKeys(
                 file=str(config["file"]),
                 text_config=str(config["text_config"]),
@@ -98,7 +97,5 @@ def checkpoint_formats() -> dict[str, CheckpointFormat]:
 
 def format_for_server(kind: str) -> CheckpointFormat | None:
     """The layout `kind` loads from its model folder; None when archform has none on record."""
-    for fmt in checkpoint_formats().values():
-        if kind in fmt.servers:
-            return fmt
-    return None
+    name = engine(kind).checkpoint
+    return None if name is None else checkpoint_formats()[name]

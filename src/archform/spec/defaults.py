@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
+from archform.spec.engines import DEFAULT_KIND, engine, kinds
 from archform.spec.errors import SpecProblem
 from archform.spec.filestore import filestore
 from archform.spec.paths import Loc, format_path
@@ -51,7 +52,8 @@ def fill_defaults(doc: RawDocument) -> list[SpecProblem]:
             )
         server = data.get("server")
         if isinstance(server, dict) and "image" not in server:
-            image = catalog.server_images.get(str(server.get("kind", "vllm")))
+            kind = server.get("kind", DEFAULT_KIND)
+            image = engine(kind).image if isinstance(kind, str) and kind in kinds() else None
             if image is not None:
                 server["image"] = image
     return problems

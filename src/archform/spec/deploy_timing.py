@@ -21,6 +21,7 @@ class DeployTiming:
     azure_role_s: int
     eks_pod_identity_s: int
     await_source: str
+    service_await_source: str
 
 
 @cache
@@ -42,4 +43,5 @@ def deploy_timing() -> DeployTiming:
         azure_role_s=int(prop["azure_role_s"]),
         eks_pod_identity_s=int(prop["eks_pod_identity_s"]),
         await_source=str(k8s["source"]).split()[0],
+        service_await_source=str(k8s["service_source"]).split()[0],
     )

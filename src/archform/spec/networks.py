@@ -237,3 +237,27 @@ def default_of(name: str) -> str:
     from archform.spec.models.training import Network
 
     return str(Network.model_fields[name].default)
+
+
+def used_defaults(model: object, catalog: Catalog) -> dict[str, str]:
+    """placement.network fields left unset (None) that the generated programs fill: {field: CIDR}.
+
+    The resolved blueprint shows these, so it names every range actually created; a field the
+    provider does not use stays unset.
+    """
+    from archform.spec.models.inference import InferenceFleet
+    from archform.spec.models.training import TrainingCluster
+
+    used: dict[str, str | None] = {}
+    if isinstance(model, TrainingCluster):
+        used.update(spec_of(model.placement.provider).training_defaults(model, catalog))
+    elif isinstance(model, InferenceFleet):
+        provider = model.placement.provider
+        nets = fleet_networks(model)
+        used["service_cidr"] = nets.service_cidr
+        used["pod_cidr"] = nets.pod_cidr
+        used["control_plane_cidr"] = (
+            model.placement.network.control_plane_cidr or spec_of(provider).control_plane_cidr
+        )
+    net = getattr(getattr(model, "placement", None), "network", None)
+    return {k: v for k, v in used.items() if v is not None and getattr(net, k, None) is None}

@@ -208,6 +208,12 @@ class ProviderSpec(Protocol):
         """Every range the training program creates."""
         ...
 
+    def training_defaults(
+        self, cluster: TrainingCluster, catalog: Catalog
+    ) -> dict[str, str | None]:
+        """placement.network fields the training program fills when unset: {field: CIDR}."""
+        ...
+
     def fleet_region(self, block: str, index: int, control: str | None) -> RegionNetworks:
         """Fleet region `index`'s ranges, carved from its `block`."""
         ...

@@ -62,6 +62,12 @@ class SpecBase:
         """No ranges of archform's own (the site's network is the user's)."""
         return []
 
+    def training_defaults(
+        self, cluster: TrainingCluster, catalog: Catalog
+    ) -> dict[str, str | None]:
+        """No network field filled by default."""
+        return {}
+
     def fleet_region(self, block: str, index: int, control: str | None) -> RegionNetworks:
         """Not reached: a provider without fleets is refused by the schema."""
         raise NotImplementedError(f"{self.name} has no inference fleets")

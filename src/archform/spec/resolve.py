@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
+import datetime
 import io
 from typing import Any
 
 from ruamel.yaml import YAML
 
+from archform.spec.catalog import load_catalog
 from archform.spec.document import BlueprintSet, Document
+from archform.spec.networks import used_defaults
 
 
 def resolved_data(doc: Document) -> dict[str, Any]:
-    """The document's model as plain JSON-compatible data (defaults included)."""
-    data: dict[str, Any] = doc.model.model_dump(mode="json")
+    """The document's model as plain JSON-compatible data, defaults included.
+
+    Also the ranges a provider-dependent network field left unset resolves to
+    (spec.networks.used_defaults).
+    """
+    data: dict[str, Any] = _with_dates(
+        doc.model.model_dump(mode="json"), doc.model.model_dump(mode="python")
+    )
+    filled = used_defaults(doc.model, load_catalog())
+    if filled:
+        data["placement"]["network"].update(filled)
     head = {key: data.pop(key) for key in ("version", "kind", "name")}
     return {**head, **data}
+
+
+def _with_dates(plain: Any, native: Any) -> Any:
+    """`plain` (JSON mode) with the dates of `native` put back.
+
+    A date field is then written as a YAML date, which the loader reads back, not as the
+    quoted string JSON mode makes of it.
+    """
+    if isinstance(native, datetime.date):
+        return native
+    if isinstance(plain, dict) and isinstance(native, dict):
+        return {k: _with_dates(v, native.get(k)) for k, v in plain.items()}
+    if isinstance(plain, list) and isinstance(native, list | tuple) and len(native) == len(plain):
+        return [_with_dates(v, n) for v, n in zip(plain, native, strict=True)]
+    return plain
 
 
 def dump_yaml(documents: list[dict[str, Any]], header: str = "") -> str:

@@ -23,6 +23,7 @@ from archform.verify.pulumi_mock import MockResource
 
 PACK_DIR = "policy"
 POLICIES_FILE = "policies.py"
+SETTINGS_MODULE = "pack_settings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +53,15 @@ def load_policies(pack: Path) -> list[Any]:
         raise ImportError(f"cannot load {pack / POLICIES_FILE}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    # policies.py imports its generated settings (pack_settings.py) from its own folder.
+    sys.path.insert(0, str(pack))
+    sys.modules.pop(SETTINGS_MODULE, None)
     try:
         spec.loader.exec_module(module)
     finally:
         sys.modules.pop(name, None)
+        sys.modules.pop(SETTINGS_MODULE, None)
+        sys.path.remove(str(pack))
     return list(module.POLICIES)
 
 

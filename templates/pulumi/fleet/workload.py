@@ -188,9 +188,10 @@ def custom_timeouts(
 ) -> pulumi.CustomTimeouts | None:
     """How long Pulumi waits for an object of `kind` (FLEET["awaits"], seconds).
 
-    The Kubernetes provider waits 10 minutes for a Deployment or Job unless customTimeouts
-    say otherwise, and an update waits for the whole rollout; a model server downloads,
-    verifies and loads its weights for longer (README.md, "How long a deploy waits").
+    The Kubernetes provider waits 10 minutes for a Deployment, Job or Service unless
+    customTimeouts say otherwise, and an update waits for the whole rollout; a model server
+    downloads, verifies and loads its weights for longer, and a Service waits until no pod
+    it selects is still starting (README.md, "How long a deploy waits").
     """
     wait = (awaits or {}).get(kind)
     if wait is None and kind == "Job":

@@ -165,6 +165,7 @@ READY = {
     "tgi": "/health",
     "triton": "/v2/health/ready",
     "nim": "/v1/health/ready",
+    "sglang": "/v1/models",
 }
 
 
@@ -180,8 +181,8 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
 
     raw = YAML(typ="safe", pure=True).load(GCP_FIXTURE.read_text("utf-8"))
     raw["server"]["kind"] = kind
-    if kind != "vllm":
-        raw["edge"] = {**raw.get("edge", {}), "auth": "none"}  # API keys: vLLM only
+    if kind not in ("vllm", "tgi"):
+        raw["edge"] = {**raw.get("edge", {}), "auth": "none"}  # these read no API key
     raw["autoscaling"] = {"metric": metric, "target": 0.8 if metric != "queue_depth" else 8}
     fleet = load_text(_dump(raw)).of_kind(InferenceFleet)[0].model
     view = fleet_data(fleet)  # type: ignore[arg-type]
@@ -202,10 +203,12 @@ def test_every_server_kind_and_metric_renders_valid_objects(kind: str, metric: s
         assert trigger["metricType"] == (
             "AverageValue" if metric in ("queue_depth", "requests_per_second") else "Value"
         )
-        # vLLM queue_depth counts requests in flight: a full batch (--max-num-seqs) + the target
-        if metric == "queue_depth" and kind == "vllm":
+        # vLLM's and SGLang's queue_depth count requests in flight: a full batch (the flag
+        # capping running requests) + the target
+        cap = {"vllm": "--max-num-seqs", "sglang": "--max-running-requests"}.get(kind)
+        if metric == "queue_depth" and cap:
             args = server["args"]
-            batch = int(args[args.index("--max-num-seqs") + 1])
+            batch = int(args[args.index(cap) + 1])
             assert trigger["metadata"]["threshold"] == str(batch + 8)
         else:
             assert trigger["metadata"]["threshold"] == ("8" if metric == "queue_depth" else "0.8")

@@ -25,7 +25,8 @@ import yaml
 
 from archform.estimate.inference import capacity
 from archform.render.generate import build_files
-from archform.render.targets.kubernetes.objects import pre_stop
+from archform.render.targets.kubernetes.server import pre_stop
+from archform.spec.engines import engine
 from support.fleet_cases import Case, fleet_cases
 
 CASES = fleet_cases()
@@ -117,7 +118,7 @@ def metrics() -> Iterator[tuple[int, type[_Metrics]]]:
 
 
 def _hook(port: int, budget: int) -> list[str]:
-    return pre_stop("vllm", port, budget)
+    return pre_stop(engine("vllm"), port, budget)
 
 
 def test_drain_waits_for_requests_in_flight_then_returns(

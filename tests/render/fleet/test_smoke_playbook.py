@@ -186,3 +186,115 @@ def test_playbook_requires_endpoints(ansible_dir: Path) -> None:
     )
     assert proc.returncode != 0
     assert "pulumi stack output" in proc.stdout
+
+
+# --- a fleet whose origins admit only its edge: the check goes through the edge -------------
+
+
+class _TlsServer(_Server):
+    """The stub model server behind TLS, on `localhost` with a self-signed certificate."""
+
+    def __init__(self, cert: Path, key: Path) -> None:
+        import ssl
+
+        super().__init__()
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.host = f"localhost:{self.httpd.server_address[1]}"
+
+
+def _self_signed(tmp_path: Path, name: str = "localhost") -> tuple[Path, Path]:
+    support.require_tool("openssl")
+    cert, key = tmp_path / f"{name}.pem", tmp_path / f"{name}.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", f"/CN={name}", "-addext", f"subjectAltName=DNS:{name}",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.mark.slow
+def test_azure_front_door_fleet_is_checked_through_front_door(tmp_path: Path) -> None:
+    """The bundled Azure fleet's load balancers admit only the AzureFrontDoor.Backend service
+    tag (cloud-provider-azure `azure-allowed-service-tags`) and its servers answer /v1 only
+    with this profile's X-Azure-FDID, so the deployer cannot reach a regional origin: the
+    playbook, fed the generated program's own stack outputs, must check through
+    `frontdoor_host` and never call a region directly."""
+    support.require_tool("ansible-playbook")
+    from support import BLUEPRINTS, programs
+
+    stem = "inference-3region-a10"
+    tree = programs.generate((BLUEPRINTS / f"{stem}.yaml").read_text("utf-8"), tmp_path, stem)
+    outputs = dict(programs.run(tree / "pulumi").outputs)
+    assert "frontdoor_host" in outputs and set(outputs["endpoints"]) == {
+        "eastus",
+        "westeurope",
+        "southeastasia",
+    }
+    cert, key = _self_signed(tmp_path)
+    with _Server(ready=False, fail_completions=True) as origin, _TlsServer(cert, key) as edge:
+        # What the deployer meets at an origin: a server that answers nothing with 200.
+        outputs["endpoints"] = {region: origin.url for region in outputs["endpoints"]}
+        outputs["frontdoor_host"] = edge.host
+        outputs["api_key"] = API_KEY
+        (tree / "ansible" / "endpoints.json").write_text(json.dumps(outputs))
+        proc = subprocess.run(
+            ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
+             "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0",
+             "-e", "fleet_burst_requests=6"],
+            cwd=tree / "ansible", env={**_env(), "SSL_CERT_FILE": str(cert)},
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert origin.requests == 0 and edge.requests == 6
+    assert "frontdoor: p50" in proc.stdout and "0 errors of 6" in proc.stdout
+
+
+@pytest.mark.slow
+def test_aws_tls_regions_are_checked_against_the_edge_certificate(tmp_path: Path) -> None:
+    """The bundled Platform's fleet terminates TLS at each region's NLB with the ACM
+    certificate of edge.domain (the Service's aws-load-balancer-ssl-cert), and its
+    `endpoints` output names the NLBs' own DNS names: a check that verifies the certificate
+    against the URL's host fails on every region. The playbook, fed the generated program's
+    stack outputs, must verify it against the domain instead (and still verify it)."""
+    support.require_tool("ansible-playbook")
+    from support import BLUEPRINTS, programs
+
+    stem = "platform-two-tier"
+    tree = programs.generate((BLUEPRINTS / f"{stem}.yaml").read_text("utf-8"), tmp_path, stem)
+    outputs = dict(programs.run(tree / "sivaro-serve" / "pulumi").outputs)
+    regions = sorted(outputs["endpoints"])
+    assert regions == ["ap-northeast-1", "eu-west-1", "us-east-1"]
+    assert all(url.startswith("https://") for url in outputs["endpoints"].values())
+    domain = "serve.sivaro.example.com"  # the bundled blueprint's edge.domain
+    cert, key = _self_signed(tmp_path, domain)
+    with _TlsServer(cert, key) as nlb:
+        # The NLB's address (here localhost) is not the certificate's name.
+        outputs["endpoints"] = {region: f"https://{nlb.host}" for region in regions}
+        outputs["api_key"] = API_KEY
+        ansible = tree / "sivaro-serve" / "ansible"
+        (ansible / "endpoints.json").write_text(json.dumps(outputs))
+        env = {**_env(), "SSL_CERT_FILE": str(cert)}
+        proc = subprocess.run(
+            ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
+             "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0",
+             "-e", "fleet_burst_requests=4"],
+            cwd=ansible, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert nlb.requests == 4 * len(regions)
+        # Still verified: a certificate for another name is refused.
+        other, other_key = _self_signed(tmp_path, "other.example.com")
+        with _TlsServer(other, other_key) as wrong:
+            outputs["endpoints"] = {regions[0]: f"https://{wrong.host}"}
+            (ansible / "endpoints.json").write_text(json.dumps(outputs))
+            bad = subprocess.run(
+                ["ansible-playbook", "-i", "inventory.ini", "smoke.yml", "-e", "@endpoints.json",
+                 "-e", "fleet_ready_retries=1", "-e", "fleet_ready_delay_s=0"],
+                cwd=ansible, env={**env, "SSL_CERT_FILE": str(other)},
+                capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+            assert bad.returncode != 0 and wrong.requests == 0

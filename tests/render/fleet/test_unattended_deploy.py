@@ -101,6 +101,34 @@ def test_deployment_await_covers_the_startup_budget(stem: str, root: Path) -> No
         assert dict(job.custom_timeouts)["create"] > deadline, job.name
 
 
+@pytest.mark.parametrize("stem", sorted(FLEETS))
+def test_service_await_covers_the_replicas_it_selects(stem: str, root: Path) -> None:
+    """The provider creates a Service only once its Endpoints settle with no
+    notReadyAddresses (serviceInitAwaiter.checkAndLogStatus, provider/pkg/await/service.go at
+    94977969d), 10 minutes by default. The Service is created beside the Deployment, so every
+    replica KEDA starts is a not-ready address until its model has loaded: with the default
+    the first `pulumi up` fails on the Service while the Deployment is still in budget."""
+    run = _run(stem, root)
+    facts = FLEETS[stem][1]
+    services = run.of_type("kubernetes:core/v1:Service")
+    assert services
+    for svc in services:
+        region = svc.name.split("-service-")[0]
+        selector = svc.inputs["spec"]["selector"]
+        (dep,) = [
+            d
+            for d in run.of_type("kubernetes:apps/v1:Deployment")
+            if d.name.startswith(f"{region}-deployment-")
+            and selector.items() <= d.inputs["spec"]["template"]["metadata"]["labels"].items()
+        ]
+        create, _ = _budget(
+            dep.inputs, facts["params"], facts["max_nodes"] * facts["replicas_per_node"]
+        )
+        assert create > PROVIDER_DEFAULT_AWAIT_S, "the default would time out"
+        waits = dict(svc.custom_timeouts)
+        assert waits.get("create", 0) >= create, (svc.name, waits, create)
+
+
 def test_a_70b_model_waits_over_an_hour_to_come_up(root: Path) -> None:
     """Llama 3.1 70B in bf16 is 140 GB; with a 900 s declared load (startup probe 1,350 s)
     the first pod cannot be ready within the provider's 10 minutes."""

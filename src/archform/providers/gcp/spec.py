@@ -125,6 +125,12 @@ class Gcp(SpecBase):
         ]
         return blocks
 
+    def training_defaults(
+        self, cluster: TrainingCluster, catalog: Catalog
+    ) -> dict[str, str | None]:
+        """The private services access range, the upper half of `cidr` when unset."""
+        return {"psa_cidr": gcp_training(cluster, catalog).psa}
+
     def fleet_region(self, block: str, index: int, control: str | None) -> RegionNetworks:
         """Node subnet, Services and pods secondary ranges, a GKE control plane /28."""
         assert control is not None

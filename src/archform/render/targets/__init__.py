@@ -8,8 +8,10 @@ Layout (each folder is a package; a module holding a target exposes ``TARGET``):
                   the lookup of a provider's facts by name)
     ansible/      target ``ansible``: Slurm cluster configuration for every provider
                   (target, roles, slurm_conf, nccl)
-    kubernetes/   the Kubernetes objects of an InferenceFleet (objects, weights, traffic)
-    fleet/        target ``fleet``: the fleet view (records, view) and its Pulumi
+    kubernetes/   the Kubernetes objects of an InferenceFleet (objects, weights, traffic,
+                  server: the model server from its engine record) and the fleet
+                  view's records they are built from; imports nothing of fleet/
+    fleet/        target ``fleet``: builds the fleet view (view) and writes its Pulumi
                   project, manifests and smoke playbook
     platform/     target ``platform``: model registry and promotion config
     policy/       target ``policy``: CrossGuard policy pack beside a fleet

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic_core import PydanticCustomError
 
+from archform.spec import engines
 from archform.spec.errors import FieldError, HintedError
 from archform.spec.models.common import (
     CloudProvider,
@@ -135,17 +137,35 @@ class ServedModel(Strict):
     head_dim: Annotated[int, Field(ge=1, le=1024)] | None = None
 
 
+def _engine_kind(value: Any) -> Any:
+    """A registered engine kind (archform.spec.engines), refused as a choice otherwise."""
+    known = engines.kinds()
+    if isinstance(value, str) and value in known:
+        return value
+    quoted = [repr(k) for k in known]
+    expected = ", ".join(quoted[:-1]) + f" or {quoted[-1]}" if len(quoted) > 1 else quoted[0]
+    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+
+
+# One of the registered engines; the schema lists the bundled ones.
+EngineKind = Annotated[
+    str,
+    BeforeValidator(_engine_kind),
+    WithJsonSchema({"enum": [e.kind for e in engines.BUNDLED], "type": "string"}),
+]
+
+
 class Server(Strict):
     """The model server run in each pod."""
 
-    kind: Literal["vllm", "tgi", "triton", "nim"] = "vllm"
+    kind: EngineKind = engines.DEFAULT_KIND
     image: (
         Annotated[
             str,
             Field(
                 pattern=r"^[a-z0-9][a-z0-9./_-]{0,200}(:[A-Za-z0-9._-]{1,128})?(@sha256:[a-f0-9]{64})?$",
                 description="Container image pinned by tag or digest; vllm, tgi and triton "
-                "default to a pinned image, NIM images are per model",
+                "default to a pinned image, NIM images are per model, sglang has no default",
             ),
         ]
         | None
@@ -162,7 +182,7 @@ class Server(Strict):
             raise FieldError(
                 "image",
                 f"server kind {self.kind} has no default image: give server.image",
-                "NIM images are per model, e.g. nvcr.io/nim/meta/llama-3.1-8b-instruct:<tag>",
+                engines.engine(self.kind).image_note,
             )
         return self
 

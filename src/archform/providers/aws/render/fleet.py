@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from shlex import quote as q
 
-from archform.render.targets.fleet.provider import FleetProvider
-from archform.render.targets.fleet.provider_base import FleetBase
-from archform.render.targets.fleet.records import FleetView
+from archform.render.targets.kubernetes.provider import FleetProvider
+from archform.render.targets.kubernetes.provider_base import FleetBase
+from archform.render.targets.kubernetes.records import FleetView
 from archform.render.targets.kubernetes.weights import MANIFEST, SUMS
 
 # TLS 1.3 and 1.2 only, forward secrecy (the ELB policy AWS recommends for new listeners).

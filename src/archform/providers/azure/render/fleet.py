@@ -6,9 +6,9 @@ import re
 from shlex import quote as q
 from types import MappingProxyType
 
-from archform.render.targets.fleet.provider import FleetProvider
-from archform.render.targets.fleet.provider_base import FleetBase
-from archform.render.targets.fleet.records import FleetView
+from archform.render.targets.kubernetes.provider import FleetProvider
+from archform.render.targets.kubernetes.provider_base import FleetBase
+from archform.render.targets.kubernetes.records import FleetView
 from archform.render.targets.kubernetes.traffic import dns_label
 from archform.render.targets.kubernetes.weights import MANIFEST, SUMS
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from shlex import quote as q
 from typing import Any
 
-from archform.render.targets.fleet.provider import FleetProvider
-from archform.render.targets.fleet.provider_base import FleetBase
-from archform.render.targets.fleet.records import FleetView, RegionView
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import FleetProvider
+from archform.render.targets.kubernetes.provider_base import FleetBase
+from archform.render.targets.kubernetes.records import FleetView, RegionView
 from archform.render.targets.kubernetes.traffic import edge_names, gateway_address
 from archform.render.targets.kubernetes.weights import MANIFEST, SUMS
 

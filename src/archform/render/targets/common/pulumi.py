@@ -172,8 +172,6 @@ class ProjectContext:
     modules: list[str]
     notes: list[str]
     provider_config: list[ProviderConfig]
-    # True when the blueprint names the team's Pulumi package (extensions.pulumi).
-    extensions: bool = False
 
 
 def _settings_py(settings: Settings) -> list[SettingRow]:
@@ -217,6 +215,8 @@ def project_files(
     settings = {
         **settings,
         "CONFIG_DEFAULTS": {c.name: c.default for c in config if c.default is not None},
+        # __main__.py calls the team's package (pulumi/extensions/) last when there is one.
+        "EXTENSIONS": bool(extensions),
     }
     context = ProjectContext(
         provider=provider,
@@ -231,7 +231,6 @@ def project_files(
         modules=modules,
         notes=notes,
         provider_config=provider_config,
-        extensions=bool(extensions),
     )
     files = [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),

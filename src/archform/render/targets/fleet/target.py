@@ -19,20 +19,20 @@ from ruamel.yaml import YAML
 from archform.render.env import render, shipped
 from archform.render.target import Releases, Target
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.fleet.view import fleet_view
 from archform.render.targets.kubernetes.awaits import AwaitView, await_of, startup_budget
 from archform.render.targets.kubernetes.objects import (
-    SERVERS,
     dns_label,
     edge_names,
     fleet_objects,
     gateway_address,
 )
+from archform.render.targets.kubernetes.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.deploy_timing import deploy_timing
+from archform.spec.engines import engine
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.release import Release
 
@@ -70,7 +70,7 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
         **{f.name: getattr(view, f.name) for f in fields(view)},
         # What load balancers check: the model-ready path, answered without an API key.
         ready_path=view.edge.health_path,
-        live_path=SERVERS[view.server.kind].live,
+        live_path=engine(view.server.kind).live_path,
         dns_label=dns_label(view),
         gateway_address=gateway_address(view),
         edge_names=edge_names(view),
@@ -80,6 +80,10 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
         awaits={
             "Job": AwaitView(create=stage_timeout_s, update=stage_timeout_s),
             "Deployment": await_of(startup),
+            # The provider holds a Service until no pod it selects is unready (its
+            # serviceInitAwaiter, deploy_timing.yaml): created beside the Deployment, it
+            # waits for the same starting replicas, so it gets the same budget.
+            "Service": await_of(startup),
         },
         propagation={
             "aks_rbac_s": timing.aks_rbac_s,
@@ -106,6 +110,7 @@ def render_fleet(
         regions=regions,
         p99_target_ms=view.p99_target_ms,
         timing_source=deploy_timing().await_source,
+        service_await_source=deploy_timing().service_await_source,
     )
     sdk = cloud(provider).pulumi_sdk
     assert sdk is not None, "fleets run on clouds"

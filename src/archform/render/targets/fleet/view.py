@@ -12,8 +12,8 @@ import re
 
 from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.provider import fleet_of
-from archform.render.targets.fleet.records import (
+from archform.render.targets.kubernetes.provider import fleet_of
+from archform.render.targets.kubernetes.records import (
     AddonsView,
     AddonView,
     AutoscalingView,
@@ -33,18 +33,17 @@ from archform.render.targets.fleet.records import (
     ServingView,
     SystemPoolView,
 )
-from archform.render.targets.kubernetes.common import SERVERS
 from archform.spec.addons import AddonRelease, addons_for
 from archform.spec.addresses import public_addresses
 from archform.spec.catalog import Catalog, InstanceInfo, load_catalog
 from archform.spec.container_images import pinned
+from archform.spec.engines import engine
 from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.networks import fleet_networks
 from archform.spec.provider import spec_of
 from archform.spec.release import Release, pointer_uri, split_source
 
-GPU_POOL_LABEL = "archform.io/pool"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
 
@@ -456,10 +455,6 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
     )
 
 
-# The server's environment variable for its API key (vLLM reads VLLM_API_KEY or --api-key
-# and then requires `Authorization: Bearer <key>` on every path under /v1;
-# vllm/entrypoints/openai/api_server.py, `authentication` middleware).
-API_KEY_ENV = {"vllm": "VLLM_API_KEY"}
 HTTPS_PORT = 443
 
 
@@ -468,7 +463,9 @@ def edge_view(fleet: InferenceFleet) -> EdgeView:
     edge = fleet.edge
     public = bool(fleet.traffic and fleet.traffic.global_load_balancer)
     keyed = edge.auth == "api_key"
-    paths = SERVERS[fleet.server.kind]
+    server = engine(fleet.server.kind)
+    # The engine's own variable for its API key (spec.buildable refuses a key elsewhere).
+    key = server.api_key if keyed else None
     return EdgeView(
         public=public,
         tls=public and edge.protocol == "https",
@@ -476,11 +473,12 @@ def edge_view(fleet: InferenceFleet) -> EdgeView:
         port=HTTPS_PORT if public and edge.protocol == "https" else fleet.server.port,
         auth=edge.auth,
         api_key_secret=f"{fleet.name}-api-key" if keyed else "",
-        api_key_env=API_KEY_ENV[fleet.server.kind] if keyed else "",
-        # With a key, /v1/models answers 401 to probes and load balancers; vLLM's /health is
-        # outside /v1 and its HTTP server starts only once the engine has loaded the model
-        # (api_server.run_server builds the engine client before serve_http).
-        health_path=paths.live if keyed else paths.ready,
+        api_key_env=key.env if key else "",
+        # With a key, the ready path (vLLM's /v1/models) answers 401 to probes and load
+        # balancers; vLLM's /health is outside /v1 and its HTTP server starts only once the
+        # engine has loaded the model (api_server.run_server builds the engine client before
+        # serve_http).
+        health_path=server.live_path if key and key.ready_needs_key else server.ready_path,
     )
 
 

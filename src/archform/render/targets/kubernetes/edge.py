@@ -12,9 +12,11 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from archform.render.targets.fleet.provider import fleet_of
-from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import fleet_of
+from archform.render.targets.kubernetes.records import FleetView
+from archform.spec.engines import engine
+from archform.spec.engines.record import Engine
 
 MODULE = "archform_frontdoor"
 MIDDLEWARE = f"{MODULE}.front_door_only"
@@ -31,18 +33,20 @@ def api_key_env(v: FleetView) -> list[dict[str, Any]]:
 
 def checkov_skips(v: FleetView) -> list[str]:
     """Checkov skips the API key needs, each with its reason (`archform verify` lists them)."""
-    if v.edge.auth != "api_key":
+    key = engine(v.server.kind).api_key
+    if v.edge.auth != "api_key" or key is None:
         return []
-    return [
-        "CKV_K8S_35=vLLM reads its API key only from VLLM_API_KEY or --api-key "
-        "(vllm/entrypoints/openai/api_server.py); an argument would show in the process "
-        "list, so the Secret is passed as an environment variable"
-    ]
+    return [f"CKV_K8S_35={key.checkov_reason}"]
 
 
 def checks_front_door(v: FleetView) -> bool:
-    """The global entry stamps an origin header the server checks (Front Door, vLLM)."""
-    return fleet_of(v.provider).origin_header_check and v.edge.public and v.server.kind == "vllm"
+    """The global entry stamps an origin header the server checks (Front Door).
+
+    Only where the engine can load the check as a middleware module (its record's
+    `middleware_arg`).
+    """
+    hook = engine(v.server.kind).middleware_arg
+    return fleet_of(v.provider).origin_header_check and v.edge.public and hook is not None
 
 
 def front_door_id_config(v: FleetView) -> str:
@@ -75,9 +79,11 @@ def front_door_objects(v: FleetView) -> list[dict[str, Any]]:
     ]
 
 
-def server_args(v: FleetView) -> list[str]:
-    """VLLM arguments that load the Front Door check."""
-    return ["--middleware", MIDDLEWARE] if checks_front_door(v) else []
+def server_args(v: FleetView, e: Engine) -> list[str]:
+    """The server arguments that load the Front Door check (its middleware hook)."""
+    if not checks_front_door(v) or e.middleware_arg is None:
+        return []
+    return [e.middleware_arg, MIDDLEWARE]
 
 
 def server_env(v: FleetView) -> list[dict[str, Any]]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.records import FleetView
 from archform.render.targets.kubernetes.common import meta
+from archform.render.targets.kubernetes.records import FleetView
 
 NETPOL = "networking.k8s.io/v1"
 # Namespaces carry their name as this label (Kubernetes 1.22+, NamespaceDefaultLabelName).

@@ -20,17 +20,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archform.render.targets.fleet.provider import fleet_of
-from archform.render.targets.fleet.records import FleetView, RegionView
-from archform.render.targets.fleet.view import GPU_POOL_LABEL
 from archform.render.targets.kubernetes import edge, netpol, weights
 from archform.render.targets.kubernetes.awaits import startup_budget
 from archform.render.targets.kubernetes.common import (
+    GPU_POOL_LABEL,
     SAFE_TO_EVICT_LOCAL_VOLUMES,
-    SERVERS,
     digest_skip,
 )
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import fleet_of
+from archform.render.targets.kubernetes.records import FleetView, RegionView
+from archform.render.targets.kubernetes.server import engine_of, metrics_port, pre_stop, server_args
 from archform.render.targets.kubernetes.traffic import (
     dns_label,
     edge_names,
@@ -39,7 +39,7 @@ from archform.render.targets.kubernetes.traffic import (
     service,
 )
 
-__all__ = ["SERVERS", "dns_label", "edge_names", "fleet_objects", "gateway_address", "pre_stop"]
+__all__ = ["dns_label", "edge_names", "fleet_objects", "gateway_address"]
 
 # After the preStop hook the server gets SIGTERM; this long to release the GPUs and exit.
 SHUTDOWN_S = 30
@@ -48,88 +48,6 @@ CONTAINER_SECURITY: dict[str, Any] = {
     "allowPrivilegeEscalation": False,
     "capabilities": {"drop": ["ALL"]},
 }
-
-
-def _server_args(v: FleetView) -> tuple[list[str], list[dict[str, Any]]]:
-    s, m = v.server, v.model
-    port, tp = str(s.port), str(s.tp)
-    offline = [
-        {"name": "HF_HUB_OFFLINE", "value": "1"},
-        {"name": "TRANSFORMERS_OFFLINE", "value": "1"},
-    ]
-    if s.kind == "vllm":
-        return [
-            "--model",
-            "/models/weights",
-            "--served-model-name",
-            m.name,
-            "--tensor-parallel-size",
-            tp,
-            "--max-model-len",
-            str(m.max_context),
-            "--port",
-            port,
-            "--disable-log-requests",
-            # Run at most the estimate's per-replica concurrency; beyond it vLLM queues
-            # (vllm:num_requests_waiting), which the autoscaler counts.
-            "--max-num-seqs",
-            str(v.serving.max_num_seqs),
-            *edge.server_args(v),
-        ], offline + edge.server_env(v)
-    if s.kind == "tgi":
-        return [
-            "--model-id",
-            "/models/weights",
-            "--num-shard",
-            tp,
-            "--port",
-            port,
-            "--max-total-tokens",
-            str(m.max_context),
-        ], offline
-    if s.kind == "triton":
-        return [
-            "tritonserver",
-            "--model-repository=/models/weights",
-            f"--http-port={port}",
-            "--metrics-port=8002",
-        ], []
-    env = [
-        {"name": "NIM_MODEL_NAME", "value": "/models/weights"},
-        {"name": "NIM_SERVED_MODEL_NAME", "value": m.name},
-        {"name": "NIM_SERVER_PORT", "value": port},
-    ]
-    return [], env
-
-
-# vLLM's SIGTERM handler cancels the HTTP server task, aborting requests in flight
-# (https://github.com/vllm-project/vllm/blob/main/vllm/entrypoints/launcher.py, serve_http),
-# so the drain happens before SIGTERM, in preStop: wait until the server's own gauges
-# vllm:num_requests_running and vllm:num_requests_waiting
-# (https://github.com/vllm-project/vllm/blob/main/vllm/v1/metrics/loggers.py) are both 0,
-# for at most the drain budget. The vLLM image ships Python (vLLM is a Python package).
-_VLLM_DRAIN = """\
-import re, sys, time, urllib.request
-deadline = time.monotonic() + {budget}
-time.sleep({settle})
-pattern = re.compile(r"^vllm:num_requests_(?:running|waiting)(?:\\{{[^}}]*\\}})? (\\S+)$", re.M)
-while time.monotonic() < deadline:
-    try:
-        text = urllib.request.urlopen("http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
-    except OSError:
-        sys.exit(0)
-    if sum(float(x) for x in pattern.findall(text)) == 0:
-        sys.exit(0)
-    time.sleep(1)
-"""
-
-
-def pre_stop(kind: str, port: int, budget: int) -> list[str]:
-    """preStop: wait for requests in flight to finish (vLLM), else sleep the drain budget."""
-    if kind != "vllm":
-        return ["sleep", str(budget)]
-    script = _VLLM_DRAIN.format(budget=budget, settle=5, port=port)
-    return ["python3", "-c", script]
 
 
 def pool_affinity(pool: str) -> dict[str, Any]:
@@ -146,13 +64,13 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     """The model-server Deployment."""
     name = ns = v.name
     s = v.server
-    paths = SERVERS[s.kind]
+    e = engine_of(v)
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/component": "model-server"}
-    args, env = _server_args(v)
-    metrics_port = 8002 if s.kind == "triton" else s.port
+    args, env = server_args(v)
+    scrape = metrics_port(v)
     ports = [{"name": "http", "containerPort": s.port, "protocol": "TCP"}]
-    if metrics_port != s.port:
-        ports.append({"name": "metrics", "containerPort": metrics_port, "protocol": "TCP"})
+    if scrape != s.port:
+        ports.append({"name": "metrics", "containerPort": scrape, "protocol": "TCP"})
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     if v.spot:
         tolerations += [dict(t) for t in fleet_of(v.provider).spot_tolerations]
@@ -201,15 +119,13 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
                 "failureThreshold": 3,
             },
             "livenessProbe": {
-                "httpGet": {"path": paths.live, "port": "http"},
+                "httpGet": {"path": e.live_path, "port": "http"},
                 "periodSeconds": 15,
                 "timeoutSeconds": 5,
                 "failureThreshold": 4,
             },
             "lifecycle": {
-                "preStop": {
-                    "exec": {"command": pre_stop(v.server.kind, v.server.port, v.serving.drain_s)}
-                }
+                "preStop": {"exec": {"command": pre_stop(e, v.server.port, v.serving.drain_s)}}
             },
             "securityContext": CONTAINER_SECURITY,
             "volumeMounts": [
@@ -242,8 +158,8 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
         # PodDisruptionBudget still bounds how many replicas go at once.
         SAFE_TO_EVICT_LOCAL_VOLUMES: ",".join(vol["name"] for vol in volumes),
         "prometheus.io/scrape": "true",
-        "prometheus.io/port": str(metrics_port),
-        "prometheus.io/path": "/metrics",
+        "prometheus.io/port": str(scrape),
+        "prometheus.io/path": e.metrics.path,
         **weights.release_annotations(v),
     }
     # Not local storage for cluster-autoscaler (a ConfigMap), so not in the list above.
@@ -331,13 +247,12 @@ def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:
     """All objects of one region's cluster, in apply order."""
     name = v.name
     labels = {"app.kubernetes.io/name": name}
-    metrics_port = 8002 if v.server.kind == "triton" else v.server.port
     objs: list[dict[str, Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(name, None, labels)},
         _service_account(region.reader_sa, name, labels),
         _service_account(region.replicator_sa, name, labels),
         *edge.front_door_objects(v),
-        *netpol.network_policies(v, metrics_port),
+        *netpol.network_policies(v, metrics_port(v)),
         weights.stage_job(
             v,
             region,

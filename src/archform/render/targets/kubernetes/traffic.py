@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from archform.render.targets.fleet.provider import fleet_of
-from archform.render.targets.fleet.records import FleetView
-from archform.render.targets.kubernetes.common import PROMETHEUS, SERVERS
+from archform.render.targets.kubernetes.common import PROMETHEUS
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import fleet_of
+from archform.render.targets.kubernetes.records import FleetView
+from archform.spec.engines import engine
 
 
 def edge_names(v: FleetView) -> dict[str, str]:
@@ -55,8 +56,7 @@ def dns_label(v: FleetView) -> str:
 def scaled_object(v: FleetView) -> dict[str, Any]:
     """KEDA ScaledObject: Prometheus query on the server's own load metric."""
     name = v.name
-    kind = v.server.kind
-    m = SERVERS[kind]
+    m = engine(v.server.kind).metrics
     sel = f'{{namespace="{name}"}}'
     metric, target = v.autoscaling.metric, v.autoscaling.target
     # Per READY replica. Totals use AverageValue: the HPA then wants ceil(total / target)
@@ -71,7 +71,7 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
         f" * on(namespace, pod) group_left() "
         f'(kube_pod_status_ready{{namespace="{name}", condition="true"}} == 1)'
     )
-    kv = " or ".join(k + sel for k in m.kv.split("|"))
+    kv = " or ".join(k + sel for k in m.kv)
     queries = {
         "queue_depth": (f"sum({m.queue}{sel})", "AverageValue"),
         "requests_per_second": (f"sum(rate({m.ok}{sel}[1m]))", "AverageValue"),
@@ -80,8 +80,10 @@ def scaled_object(v: FleetView) -> dict[str, Any]:
     }
     threshold = float(target)
     if metric == "queue_depth" and m.running is not None:
-        # In flight = running + waiting: vLLM runs up to --max-num-seqs requests and queues
-        # the rest, so the threshold is a full batch plus the blueprint's queue target.
+        # In flight = running + waiting: an engine with a running gauge runs at most
+        # {max_num_seqs} requests (its record's arguments cap them, e.g. vLLM's
+        # --max-num-seqs) and queues the rest, so the threshold is a full batch plus the
+        # blueprint's queue target.
         running = f"sum({m.running}{sel})"
         queries["queue_depth"] = (f"{running} + {queries['queue_depth'][0]}", "AverageValue")
         threshold += v.serving.max_num_seqs

@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 from archform.render.targets.common.clouds import cloud
-from archform.render.targets.fleet.provider import fleet_of
-from archform.render.targets.fleet.records import FleetView, RegionView
 from archform.render.targets.kubernetes.common import SAFE_TO_EVICT, digest_skip
+from archform.render.targets.kubernetes.provider import fleet_of
+from archform.render.targets.kubernetes.records import FleetView, RegionView
 from archform.spec.container_images import pinned
 
 SUMS = "SHA256SUMS"

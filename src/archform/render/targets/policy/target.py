@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archform.render.env import render
+from archform.render.env import render, shipped
+from archform.render.plain import plain
 from archform.render.target import Target
-from archform.render.targets.fleet.records import FleetView
+from archform.render.targets.common.pulumi import SettingRow
 from archform.render.targets.fleet.target import SDK_PINS, fleet_data
 from archform.render.targets.fleet.view import GIB_PER_GB
 from archform.render.targets.kubernetes.objects import fleet_objects
+from archform.render.targets.kubernetes.records import FleetView
 from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
@@ -140,11 +142,27 @@ def registry_expect(platform: Platform, fleet: InferenceFleet) -> PolicyExpect:
     )
 
 
+SETTINGS_MODULE = "pack_settings.py"
+
+
 def pack_files(expect: PolicyExpect) -> list[GeneratedFile]:
-    """The pack's files for one program."""
-    ctx = {"expect": expect, "pack_name": f"{expect.program}-invariants", "pins": PINS}
-    names = ("PulumiPolicy.yaml", "__main__.py", "policies.py", "requirements.txt", "README.md")
-    return [GeneratedFile.text(f"{PACK}/{n}", render(f"policy/{n}.j2", ctx)) for n in names]
+    """The pack's files for one program.
+
+    The policy code (__main__.py, policies.py) is shipped verbatim; what varies per program
+    is pack_settings.py (PACK_NAME, EXPECT), rendered like a Pulumi program's settings.py.
+    """
+    pack_name = f"{expect.program}-invariants"
+    ctx = {"expect": expect, "pack_name": pack_name, "pins": PINS}
+    rows = [SettingRow("PACK_NAME", pack_name), SettingRow("EXPECT", plain(expect))]
+    settings = render("pulumi/common/settings.py.j2", {"settings": rows})
+    files = [GeneratedFile.text(f"{PACK}/{n}", render(f"policy/{n}.j2", ctx)) for n in TEMPLATED]
+    files += [GeneratedFile.text(f"{PACK}/{n}", shipped(f"policy/{n}")) for n in SHIPPED]
+    files.append(GeneratedFile.text(f"{PACK}/{SETTINGS_MODULE}", settings))
+    return sorted(files, key=lambda f: f.path)
+
+
+TEMPLATED = ("PulumiPolicy.yaml", "requirements.txt", "README.md")
+SHIPPED = ("__main__.py", "policies.py")
 
 
 def _applies(doc: Document) -> bool:

@@ -9,7 +9,8 @@ set -euo pipefail
 phase=${1:?usage: rxdm-hook.sh prolog|epilog}
 [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ] || exit 0
 # Image names: written by the fabric role (roles/fabric/vars/main.yml) next to the plugin it
-# installed at configuration time.
+# installed at configuration time (a file on the node, not in this tree: shellcheck skips it).
+# shellcheck source=/dev/null
 . "${ARCHFORM_TCPXO_ENV:-/etc/default/archform-tcpxo}"
 plugin_image=${ARCHFORM_TCPXO_PLUGIN_IMAGE:?}
 rxdm_image=${ARCHFORM_TCPXO_RXDM_IMAGE:?}
