@@ -63,11 +63,12 @@ def _group_vars(cluster: TrainingCluster, view: TrainingView, slurm: SlurmContex
             ("enroot_local_path", image.local_nvme) if k == "enroot_local_path" else (k, v)
             for k, v in out
         ]
-    nvme = local_nvme.layout(view, str(dict(out)["enroot_local_path"]))
-    out += [
-        ("local_nvme_folders", nvme.folders),
-        ("local_nvme_binds", [{"folder": f, "path": p} for f, p in nvme.binds]),
-    ]
+    if local_nvme.wanted(view):  # the local_nvme role's variables, where it ships
+        nvme = local_nvme.layout(view, str(dict(out)["enroot_local_path"]))
+        out += [
+            ("local_nvme_folders", nvme.folders),
+            ("local_nvme_binds", [{"folder": f, "path": p} for f, p in nvme.binds]),
+        ]
     out += node_image.image_group_vars(cluster)
     method = str(dict(out)["slurm_install_method"])
     return out + slurm_install.group_vars(slurm, image, cluster.placement.provider, method)
