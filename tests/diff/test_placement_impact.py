@@ -187,7 +187,7 @@ def _gcp_two_groups(colocation: str, nodes: int, extra: int = 2) -> D:
 
 
 def _addresses(docs: D) -> dict[str, list[str]]:
-    from archform.render.targets.gcp.training import settings
+    from archform.providers.gcp.render.training import settings
 
     model = load_text(dump(docs), "cluster.yaml").documents[0].model
     return {g.name: g.addresses for g in settings(model)[0]["GROUPS"]}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from archform.render.targets.aws.training import settings
+from archform.providers.aws.render.training import settings
 from archform.spec import load_text
 from archform.spec.models import TrainingCluster
 

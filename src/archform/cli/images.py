@@ -13,11 +13,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from archform.cli._core import fail, guarded
+from archform.spec.provider import names
 
 if TYPE_CHECKING:
     from archform.spec.images import Image, ImageTable
 
 FORMATS = ("table", "json")
+
+
+def _either() -> str:
+    """`a, b or c`: every provider."""
+    *first, last = names()
+    return f"{', '.join(first)} or {last}" if first else last
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +34,7 @@ def register(app: typer.Typer) -> None:
 
 def images(
     provider: Annotated[
-        str | None, typer.Option("--provider", help="Only images of aws, gcp, azure or onprem.")
+        str | None, typer.Option("--provider", help=f"Only images of {_either()}.")
     ] = None,
     output_format: Annotated[str, typer.Option("--format", help="table or json.")] = "table",
 ) -> None:

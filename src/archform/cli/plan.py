@@ -16,6 +16,7 @@ import typer
 
 from archform.cli._core import fail, guarded, select_documents
 from archform.install import extra_hint
+from archform.spec.provider import sdk_extras
 
 
 def register(app: typer.Typer) -> None:
@@ -61,9 +62,10 @@ def _plan(
     from archform.spec import load_paths
 
     if importlib.util.find_spec("pulumi") is None:
+        first, *others = sdk_extras()
         fail(
             "`archform plan` needs the Pulumi SDK",
-            f"{extra_hint('aws')} (or gcp, azure, kubernetes: the blueprint's cloud)",
+            f"{extra_hint(first)} (or {', '.join(others)}, kubernetes: the blueprint's cloud)",
         )
     from archform.verify.pulumi_mock import MockProgramError, run_program
     from archform.verify.pulumi_projects import (

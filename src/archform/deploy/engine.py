@@ -28,6 +28,7 @@ from archform.deploy.state import DONE, FAILED, RUNNING, WAITING, DeployState
 from archform.install import extra_hint
 from archform.render.writer import MANIFEST
 from archform.spec import UsageError
+from archform.spec.provider import sdk_extras
 
 LOG_FILE = "deploy.log"
 PULUMI_INSTALL = "curl -fsSL https://get.pulumi.com | sh"
@@ -102,7 +103,7 @@ def preflight(plan: DeployPlan, todo: tuple[str, ...]) -> None:
                 "backend (pulumi login) and rerun. Nothing was done.",
             )
         if importlib.util.find_spec("pulumi") is None:
-            raise UsageError("the pulumi Python SDK is not installed", extra_hint("aws"))
+            raise UsageError("the pulumi Python SDK is not installed", extra_hint(sdk_extras()[0]))
     if "ansible" in todo or "acceptance" in todo:
         if importlib.util.find_spec("ansible_runner") is None:
             raise UsageError("ansible-runner is not installed", extra_hint("ansible"))

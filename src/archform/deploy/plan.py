@@ -12,6 +12,7 @@ from pathlib import Path
 
 from archform.render.generate import build_files
 from archform.spec import BlueprintSet, Document, InferenceFleet, Platform, TrainingCluster
+from archform.spec.provider import spec_of
 from archform.spec.resolve import resolved_yaml
 
 PHASES = ("generate", "pulumi", "ansible", "acceptance", "serve")
@@ -180,8 +181,13 @@ def build_plan(
         if f"{prefix}pulumi/Pulumi.yaml" in paths:
             outputs = f"{ansible_dir}/pulumi-outputs.json" if has_ansible else None
             defaults: tuple[tuple[str, str], ...] = ()
-            if isinstance(doc.model, Platform) and doc.model.registry.provider == "aws":
-                defaults = (("aws:region", doc.model.registry.region),)
+            key = (
+                spec_of(doc.model.registry.provider).registry_region_key
+                if isinstance(doc.model, Platform)
+                else None
+            )
+            if isinstance(doc.model, Platform) and key is not None:
+                defaults = ((key, doc.model.registry.region),)
             pulumi.append(
                 PulumiProject(
                     doc.name,
@@ -193,7 +199,7 @@ def build_plan(
                 )
             )
         if has_ansible and isinstance(doc.model, TrainingCluster):
-            cloud = doc.model.placement.provider != "onprem"
+            cloud = spec_of(doc.model.placement.provider).cloud
             inventory = "inventory/archform_inventory.py" if cloud else "inventory/hosts.yml"
             slurm = doc.model.scheduler.kind == "slurm"
             ansible.append(

@@ -15,6 +15,7 @@ from archform.spec.document import BlueprintSet
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
 from archform.spec.models.training import NodeGroup, Storage, TrainingCluster
+from archform.spec.provider import spec_of
 
 _DESCRIPTION_CHARS = 60
 
@@ -63,7 +64,7 @@ class _Builder:
         for tc in clusters:
             place = tc.placement
             zones = f" ({', '.join(place.zones)})" if place.zones else ""
-            word = "site" if place.provider == "onprem" else "region"
+            word = "region" if spec_of(place.provider).cloud else "site"
             where = f"{place.provider} {word} {', '.join(place.all_regions)}"
             if where not in regions:
                 regions[where] = Group(self.ids.make("g", "region", where), (f"{where}{zones}",))

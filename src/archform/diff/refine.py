@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from archform.diff.changes import Edit
 from archform.diff.impact import Impact
+from archform.diff.provider import ProviderDiff, diff_of, provider_of
+from archform.diff.provider_base import DiffBase
 from archform.spec import slurm
 
 OUTAGE = Impact.CLUSTER_WIDE_OUTAGE
@@ -19,6 +21,7 @@ ROLL = Impact.ROLLING_RESTART
 INPLACE = Impact.IN_PLACE
 
 Refine = Callable[[Edit], tuple[Impact, str] | None]
+GENERIC: ProviderDiff = DiffBase()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +63,9 @@ def storage_entry(edit: Edit) -> tuple[Impact, str] | None:
     return DATA, "the file system is destroyed together with its data"
 
 
-def _provider(edit: Edit) -> str:
-    placement = edit.new_root.get("placement") or {}
-    return str(placement.get("provider", ""))
+def _part(edit: Edit) -> ProviderDiff:
+    """The new version's provider's diff part (the generic one for an unknown name)."""
+    return diff_of(provider_of(edit.new_root)) or GENERIC
 
 
 def capacity(edit: Edit) -> tuple[Impact, str] | None:
@@ -71,7 +74,7 @@ def capacity(edit: Edit) -> tuple[Impact, str] | None:
         return None
     kind = edit.sibling("kind")
     if edit.new < edit.old:
-        if kind == "object" or (kind == "nfs" and _provider(edit) == "aws"):
+        if kind == "object" or (kind == "nfs" and _part(edit).elastic_nfs):
             return INPLACE, "object storage and EFS are elastic: capacity is a figure, not a disk"
         return DATA, (
             "file system capacity cannot shrink: a new file system is created "
@@ -79,7 +82,7 @@ def capacity(edit: Edit) -> tuple[Impact, str] | None:
         )
     if kind == "local_nvme":
         return NODES, "local NVMe comes with the instance: nodes are replaced to get more"
-    if kind == "lustre" and _provider(edit) in ("gcp", "azure"):
+    if kind == "lustre" and not _part(edit).lustre_grows:
         return DATA, (
             "archform assumes this managed Lustre cannot grow in place: a new file system "
             "is created and the data must be copied"
@@ -162,31 +165,12 @@ def fleet_regions(edit: Edit) -> tuple[Impact, str] | None:
 
 
 # --- InferenceFleet: what each provider does with a GPU type, version or endpoint change ---
-#
-# Sources (one per provider and change; tests/diff/test_provider_impact.py cites them too):
-#   GPU pool replaced under a new name, old pool deleted with its nodes drained:
-#     EKS https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html
-#     GKE https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools#deleting_a_node_pool
-#     AKS https://learn.microsoft.com/azure/aks/delete-node-pool
-#   Kubernetes minor upgrade, one minor at a time, control plane then nodes:
-#     EKS https://docs.aws.amazon.com/eks/latest/userguide/update-cluster.html
-#         https://docs.aws.amazon.com/eks/latest/userguide/update-managed-node-group.html
-#     GKE https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades
-#     AKS https://learn.microsoft.com/azure/aks/upgrade-aks-cluster
-#   API endpoint made private or public:
-#     EKS https://docs.aws.amazon.com/eks/latest/userguide/cluster-endpoint.html (in place)
-#     GKE https://cloud.google.com/kubernetes-engine/docs/how-to/legacy/network-isolation
-#         (in place: `gcloud container clusters update --enable-private-endpoint`)
-#     AKS https://learn.microsoft.com/azure/aks/private-clusters (a classic private cluster
-#         is chosen at creation: the cluster is recreated)
-
-_NODE_POOL = {"aws": "managed node group", "gcp": "node pool", "azure": "agent pool"}
+# The words and their sources are each provider's (archform/providers/<name>/diff.py).
 
 
 def gpu_instance_type(edit: Edit) -> tuple[Impact, str] | None:
     """GPU type change: a new pool per region under a type-derived name, then the old drained."""
-    provider = _provider(edit)
-    pool = _NODE_POOL.get(provider, "node pool")
+    pool = _part(edit).node_pool
     return NODES, (
         f"a new GPU {pool} per region under a name derived from {edit.new} is created beside "
         f"the old one, then the old {pool} is deleted and its nodes drained (pods reschedule "
@@ -208,17 +192,8 @@ def kubernetes_version(edit: Edit) -> tuple[Impact, str] | None:
             f"refused as written: EKS, GKE and AKS upgrade one minor version at a time "
             f"(1.{old} -> 1.{new} skips {new - old - 1}); apply each minor in turn"
         )
-    steps = {
-        "aws": "the EKS control plane is upgraded in place, then each managed node group "
-        "(version pinned to the cluster) rolls: new nodes join, old ones drain",
-        "gcp": "the regional GKE control plane is upgraded replica by replica, then each "
-        "node pool surge-upgrades (max surge 1)",
-        "azure": "the AKS control plane is upgraded, then each agent pool surge-upgrades "
-        "(orchestrator version pinned to the cluster)",
-    }
-    return NODES, steps.get(
-        _provider(edit), "control plane upgraded, then every node pool is replaced"
-    )
+    steps = _part(edit).kubernetes_upgrade
+    return NODES, steps or "control plane upgraded, then every node pool is replaced"
 
 
 def _private(cidrs: object) -> bool:
@@ -233,14 +208,11 @@ def api_access(edit: Edit) -> tuple[Impact, str] | None:
     if _private(edit.old) == _private(edit.new):
         return INPLACE, "the API endpoint's access list is updated in place"
     to = "private" if _private(edit.new) else "public (restricted to the listed ranges)"
-    provider = _provider(edit)
-    if provider == "azure":
-        return OUTAGE, (
-            f"the AKS API server becomes {to}: a classic private cluster is chosen at "
-            "creation, so every regional cluster is recreated"
-        )
-    where = {"aws": "EKS updates the endpoint access", "gcp": "GKE updates the endpoint"}
+    part = _part(edit)
+    if part.api_flip_recreates is not None:
+        return OUTAGE, part.api_flip_recreates.format(to=to)
+    where = part.api_flip_in_place or "the provider updates it"
     return INPLACE, (
-        f"the API server becomes {to}; {where.get(provider, 'the provider updates it')} in "
-        "place (the deployer must still reach it afterwards)"
+        f"the API server becomes {to}; {where} in place (the deployer must still reach it "
+        "afterwards)"
     )

@@ -12,6 +12,7 @@ from archform.promote.checkpoint import CheckpointExpect
 from archform.spec import SpecError, UsageError
 from archform.spec.checkpoints import checkpoint_formats
 from archform.spec.files import read_regular
+from archform.spec.provider import ProviderSpec, names_where, spec_of, spec_or_none
 from archform.spec.release import pointer_key
 
 # v3: the checkpoint the fleet loads (layout and model shape) and the release pointer in
@@ -57,6 +58,10 @@ class PromoteConfig:
         return f"s3://{self.bucket}/{self.version_prefix(version)}"
 
 
+def _promotes(spec: ProviderSpec) -> bool:
+    return spec.promote_store is not None
+
+
 def _get(data: Any, *keys: str) -> Any:
     for key in keys:
         if not isinstance(data, dict) or key not in data:
@@ -79,11 +84,13 @@ def load_config(path: Path) -> PromoteConfig:
     try:
         if _get(data, "schema") != SCHEMA:
             raise UsageError(f"{path}: schema is not {SCHEMA!r}", hint)
-        if _get(data, "registry", "provider") != "aws":
+        spec = spec_or_none(_get(data, "registry", "provider"))
+        if spec is None or spec.promote_store is None:
+            stores = [f"{n} ({spec_of(n).promote_store})" for n in names_where(_promotes)]
             raise UsageError(
                 f"{path}: promotion to a {_get(data, 'registry', 'provider')} registry is not "
                 "supported yet",
-                "the registry must be on aws (S3 or an S3-compatible store)",
+                f"the registry must be on {' or '.join(stores)}",
             )
         bucket = str(_get(data, "registry", "bucket"))
         model = str(_get(data, "model"))

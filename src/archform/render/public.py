@@ -13,6 +13,7 @@ from archform.render.hostlist import expand, int_list
 from archform.render.targets.ansible.slurm_conf import expected_leaves, slurm_context
 from archform.render.targets.ansible.slurm_install import build_host_image
 from archform.render.targets.ansible.target import context as ansible_context
+from archform.render.targets.common.clouds import pulumi_sdks
 from archform.render.targets.common.training_view import TrainingView, training_view
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "expand",
     "expected_leaves",
     "int_list",
+    "pulumi_sdks",
     "render",
     "slurm_context",
     "training_view",

@@ -23,12 +23,12 @@ from archform.spec.networks import (
     SizeProblem,
     fleet_blocks,
     fleet_size_problems,
-    gpu_network,
     overlapping,
     training_blocks,
     training_size_problems,
 )
 from archform.spec.paths import Loc, format_path
+from archform.spec.provider import names_where, spec_of
 from archform.spec.quotas import Over, fleet_overs, raised_problems, training_overs
 from archform.spec.release import split_source
 from archform.spec.source import SourceMap
@@ -38,15 +38,12 @@ if TYPE_CHECKING:  # checked by `kind` below: lint imports only the models it re
     from archform.spec.models.inference import InferenceFleet
     from archform.spec.models.training import TrainingCluster
 
-CLOUDS = ("aws", "gcp", "azure")
-# Providers of the model registry archform generates (render/targets/platform/target.py).
-REGISTRY_PROVIDERS = ("aws", "gcp")
-# Subnets each Pulumi training target carves out of placement.network.cidr, and the host
-# numbers it assigns in the first of them (controller .10, login .11-.26, compute from .32).
-SUBNETS = {"aws": 4, "gcp": 2, "azure": 4}
+# Host numbers each Pulumi training target assigns in the first subnet it carves out of
+# placement.network.cidr (controller .10, login .11-.26, static compute addresses from .32);
+# how many subnets it carves is the provider's `training_subnets`.
 CONTROLLER_HOST = 10
 FIRST_LOGIN_HOST = 11
-FIRST_COMPUTE_HOST = 32  # GCP: static compute addresses
+FIRST_COMPUTE_HOST = 32
 # Smallest subnet the targets carve (AWS VPC subnets: /28 at most, EC2 user guide).
 MAX_SUBNET_PREFIX = 28
 
@@ -76,15 +73,16 @@ def check_buildable(file: str, source: SourceMap, model: Any) -> list[SpecProble
     kind = model.kind
     if kind == "TrainingCluster":
         _extensions(checker, file, model)
-    if kind == "TrainingCluster" and model.placement.provider in CLOUDS:
+    if kind == "TrainingCluster" and spec_of(model.placement.provider).cloud:
         _training(checker, catalog, model)
     elif kind == "InferenceFleet":
         _fleet(checker, catalog, model)
-    elif kind == "Platform" and model.registry.provider not in REGISTRY_PROVIDERS:
+    elif kind == "Platform" and spec_of(model.registry.provider).registry_scheme is None:
+        registries = names_where(lambda p: p.registry_scheme is not None)
         checker.add(
             ("registry", "provider"),
             f"archform does not generate a model registry on {model.registry.provider} yet",
-            f"put the registry on {' or '.join(REGISTRY_PROVIDERS)}",
+            f"put the registry on {' or '.join(registries)}",
         )
     return checker.problems
 
@@ -98,10 +96,11 @@ def _extensions(checker: _Checker, file: str, cluster: TrainingCluster) -> None:
     if given.ansible is not None:
         checks.append(("ansible", given.ansible, ext.ansible_tasks))
     if given.pulumi is not None:
-        if cluster.placement.provider not in CLOUDS:
+        spec = spec_of(cluster.placement.provider)
+        if not spec.cloud:
             checker.add(
                 ("extensions", "pulumi"),
-                "an on-prem cluster has no Pulumi program to extend",
+                f"{spec.article} {spec.label} cluster has no Pulumi program to extend",
                 "remove extensions.pulumi",
             )
         else:
@@ -122,6 +121,7 @@ def group_loc(cluster: TrainingCluster, index: int) -> Loc:
 
 def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
     provider = cluster.placement.provider
+    spec = spec_of(provider)
     _quotas(
         checker,
         cluster.placement.provider,
@@ -130,11 +130,7 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
     )
     for i, group in enumerate(cluster.compute.groups):
         if group.instance_type is None:
-            example = {
-                "aws": "p5.48xlarge",
-                "gcp": "a3-megagpu-8g",
-                "azure": "Standard_ND96isr_H100_v5",
-            }[provider]
+            example = spec.example_instance
             checker.add(
                 group_loc(cluster, i),
                 f"node group {group.name!r} has no instance_type",
@@ -146,30 +142,7 @@ def _training(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> 
         checker, training_size_problems(cluster, catalog), lambda: training_blocks(cluster, catalog)
     )
     _lustre(checker, catalog, cluster)
-    if provider == "azure":
-        limit = catalog.limits.azure_scale_set_max_vms
-        for i, group in enumerate(cluster.compute.groups):
-            if group.capacity_reservation_id:
-                # Uniform scale sets join a capacity reservation group only with
-                # singlePlacementGroup=false, and InfiniBand needs a single placement group.
-                # https://learn.microsoft.com/en-us/azure/virtual-machines/capacity-reservation-associate-virtual-machine-scale-set
-                checker.add(
-                    (*group_loc(cluster, i), "capacity_reservation_id"),
-                    f"node group {group.name!r}: an Azure capacity reservation group cannot "
-                    "hold an InfiniBand scale set (it needs singlePlacementGroup=false)",
-                    "remove capacity_reservation_id; `purchase: reserved` on Azure means "
-                    "Reserved VM Instances, a billing discount applied without any id",
-                    prefer="key",
-                )
-            if group.nodes > limit:
-                checker.add(
-                    (*group_loc(cluster, i), "nodes"),
-                    f"{group.nodes} nodes in one Azure scale set; a scale set with a single "
-                    f"placement group (one InfiniBand domain) holds at most {limit}",
-                    f"split the nodes into extra_groups of at most {limit} nodes each",
-                )
-    if provider == "gcp":
-        _gcp_layouts(checker, catalog, cluster)
+    spec.check_training(checker.add, catalog, cluster)
     _filestore(checker, cluster)
 
 
@@ -193,7 +166,7 @@ def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
     for i, storage in enumerate(cluster.storage):
         if storage.kind != "nfs" or storage.filestore_tier is None:
             continue
-        if provider != "gcp":
+        if not spec_of(provider).filestore:
             checker.add(
                 ("storage", i, "filestore_tier"),
                 f"filestore_tier is a Google Cloud Filestore setting; the cluster is on {provider}",
@@ -211,19 +184,17 @@ def _filestore(checker: _Checker, cluster: TrainingCluster) -> None:
 
 def _network(checker: _Checker, cluster: TrainingCluster) -> None:
     provider = cluster.placement.provider
+    spec = spec_of(provider)
     net = cluster.placement.network
-    if net.existing_vpc_id and provider in ("gcp", "azure"):
-        why = {
-            "gcp": "GPU clusters need their own system and GPU VPCs",
-            "azure": "archform creates the VNet of Azure clusters",
-        }[provider]
+    why = spec.existing_network_refusal
+    if net.existing_vpc_id and why is not None:
         checker.add(
             ("placement", "network", "existing_vpc_id"),
             f"reusing an existing network is not supported on {provider}",
             f"{why}; remove placement.network.existing_*",
             prefer="key",
         )
-    if net.existing_vpc_id and provider == "aws" and not net.existing_subnet_ids:
+    if net.existing_vpc_id and spec.existing_network_needs_subnets and not net.existing_subnet_ids:
         checker.add(
             ("placement", "network", "existing_vpc_id"),
             "existing_vpc_id needs existing_subnet_ids",
@@ -235,12 +206,12 @@ def _network(checker: _Checker, cluster: TrainingCluster) -> None:
     if cidr.version != 4:
         checker.add(loc, f"{net.cidr} is not an IPv4 block", "use an IPv4 block, e.g. 10.42.0.0/16")
         return
-    bits = max(1, math.ceil(math.log2(SUBNETS[provider])))
+    bits = max(1, math.ceil(math.log2(spec.training_subnets)))
     subnet_prefix = cidr.prefixlen + bits
     if subnet_prefix > MAX_SUBNET_PREFIX:
         checker.add(
             loc,
-            f"{net.cidr} is too small to split into the {SUBNETS[provider]} subnets archform "
+            f"{net.cidr} is too small to split into the {spec.training_subnets} subnets archform "
             f"creates on {provider}",
             f"use a /16 to /{MAX_SUBNET_PREFIX - bits} block, e.g. 10.42.0.0/16",
         )
@@ -248,9 +219,9 @@ def _network(checker: _Checker, cluster: TrainingCluster) -> None:
     usable = 2 ** (32 - subnet_prefix) - 2
     last_login = FIRST_LOGIN_HOST + len(_login_hosts(cluster)) - 1
     last = max(CONTROLLER_HOST, last_login)
-    if provider == "gcp":
+    if spec.static_compute_hosts:
         last = max(last, FIRST_COMPUTE_HOST + cluster.compute.total_nodes - 1)
-    if provider in ("gcp", "azure") and last >= usable:
+    if spec.host_room_checked and last >= usable:
         checker.add(
             loc,
             f"{net.cidr} leaves {usable} addresses per subnet, too few for the controller, "
@@ -322,7 +293,7 @@ def _lustre(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> No
     for i, storage in enumerate(cluster.storage):
         if storage.kind != "lustre":
             continue
-        scratch = provider == "aws" and storage.deployment == "scratch"
+        scratch = spec_of(provider).lustre_scratch and storage.deployment == "scratch"
         tier = storage.throughput_mbps_per_tib or service.default_tier
         if not scratch and service.tier(tier) is None:
             checker.add(
@@ -330,30 +301,13 @@ def _lustre(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> No
                 f"{service.product} has no {tier} MB/s/TiB tier",
                 f"set throughput_mbps_per_tib to {service.tier_names}",
             )
-        if provider == "aws" and storage.source and not storage.source.startswith("s3://"):
+        linked = spec_of(provider).lustre_source
+        if linked and storage.source and not storage.source.startswith(linked[0]):
             scheme = storage.source.split("://", 1)[0]
             checker.add(
                 ("storage", i, "source"),
-                f"FSx for Lustre links to S3 only, not {scheme}://",
-                "use an s3:// source or drop `source`",
-            )
-
-
-def _gcp_layouts(checker: _Checker, catalog: Catalog, cluster: TrainingCluster) -> None:
-    """GPU node groups share one GPU network layout; CPU groups use the system VPC only."""
-    # A group without `gpu` after the catalog defaults (spec.defaults) has no GPUs.
-    gpu_groups = [(i, g) for i, g in enumerate(cluster.compute.groups) if g.gpu is not None]
-    if not gpu_groups:
-        return
-    first_type = gpu_groups[0][1].instance_type
-    first = gpu_network(catalog, first_type)
-    for i, group in gpu_groups[1:]:
-        if gpu_network(catalog, group.instance_type) != first:
-            checker.add(
-                (*group_loc(cluster, i), "instance_type"),
-                f"{group.instance_type} needs a different GPU network layout than "
-                f"{first_type} (GPU VPCs, RDMA subnets, MTU)",
-                "put machine families with different NIC layouts in separate clusters",
+                f"{linked[1]}, not {scheme}://",
+                f"use an {linked[0]} source or drop `source`",
             )
 
 
@@ -362,9 +316,10 @@ def _edge(checker: _Checker, fleet: InferenceFleet) -> None:
     edge = fleet.edge
     public = bool(fleet.traffic and fleet.traffic.global_load_balancer)
     provider = fleet.placement.provider
-    # Global Accelerator and a Gateway's global IP have no name a public CA would certify
-    # for you; Front Door's own *.azurefd.net name comes with Front Door's certificate.
-    if public and edge.protocol == "https" and edge.domain is None and provider != "azure":
+    # A global anycast address has no name a public CA would certify for you, unless the
+    # provider's entry point comes with a certified name of its own.
+    own_name = spec_of(provider).edge_has_own_name
+    if public and edge.protocol == "https" and edge.domain is None and not own_name:
         checker.add(
             ("traffic", "global_load_balancer"),
             f"an HTTPS entry point on {provider} needs the name clients use, for its "
@@ -430,13 +385,4 @@ def _fleet(checker: _Checker, catalog: Catalog, fleet: InferenceFleet) -> None:
             f"{fleet.gpu_pool.instance_type} node; archform generates single-node replicas",
             f"set tensor_parallel to at most {per_node}, or choose an instance type with more GPUs",
         )
-    if fleet.placement.provider == "gcp":
-        itype = fleet.gpu_pool.instance_type
-        if catalog.gke_accelerator(itype, gpu.model if gpu else None) is None:
-            checker.add(
-                ("gpu_pool", "instance_type"),
-                f"no GKE accelerator type is known for {itype}"
-                + (f" with {gpu.model} GPUs" if gpu else ""),
-                "use a GPU machine type of archform's catalog (a2-, a3-, a4-, g2-), or a GPU "
-                "model the catalog knows in gpu_pool.gpu.model",
-            )
+    spec_of(fleet.placement.provider).check_fleet(checker.add, catalog, fleet)

@@ -97,8 +97,12 @@ class InstanceInfo:
 
     @property
     def local_nvme_tib(self) -> float:
-        """Local NVMe in TiB: AWS quotes instance store in GB (10^9 bytes), GCP and Azure GiB."""
-        gib = self.local_nvme_gib * 10**9 / 2**30 if self.provider == "aws" else self.local_nvme_gib
+        """Local NVMe in TiB (the catalog keeps the provider's unit: GB or GiB)."""
+        from archform.spec.provider import spec_or_none
+
+        spec = spec_or_none(self.provider)
+        unit = 2**30 if spec is None else spec.nvme_unit_bytes
+        gib = self.local_nvme_gib * unit / 2**30 if unit != 2**30 else self.local_nvme_gib
         return gib / 1024
 
 

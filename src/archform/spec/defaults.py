@@ -15,6 +15,7 @@ from archform.spec.engines import DEFAULT_KIND, engine, kinds
 from archform.spec.errors import SpecProblem
 from archform.spec.filestore import filestore
 from archform.spec.paths import Loc, format_path
+from archform.spec.provider import names, spec_of, spec_or_none
 from archform.spec.source import RawDocument
 
 
@@ -186,15 +187,28 @@ def _fill_local_nvme(
                     ("storage", i, "capacity_tib"),
                     f"capacity_tib {size} is more than the {tib} TiB of local NVMe of "
                     f"{smallest.name} (archform's catalog: {smallest.local_nvme_gib:g} "
-                    f"{'GB' if smallest.provider == 'aws' else 'GiB'})",
+                    f"{'GiB' if _nvme_unit(smallest.provider) == 2**30 else 'GB'})",
                     f"remove capacity_tib to use all of it, or give at most {tib}",
                 )
             )
 
 
+def _nvme_unit(provider: str) -> int:
+    spec = spec_or_none(provider)
+    return 2**30 if spec is None else spec.nvme_unit_bytes
+
+
+def _small_gpu_examples() -> str:
+    """`g6.xlarge (aws), ... or ...`: each cloud's example small GPU type."""
+    given = [(spec_of(n).example_small_gpu, n) for n in names()]
+    shown = [f"{t} ({n})" for t, n in given if t]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
 def _fill_filestore_tier(storage: Any, provider: Any) -> None:
     """A GCP nfs entry (a Filestore instance) without filestore_tier gets the default tier."""
-    if provider != "gcp" or not isinstance(storage, list):
+    spec = spec_or_none(provider)
+    if spec is None or not spec.filestore or not isinstance(storage, list):
         return
     for entry in storage:
         if isinstance(entry, dict) and entry.get("kind") == "nfs":
@@ -284,7 +298,8 @@ def _fill_group(
                 )
             )
         return None
-    if provider in ("aws", "gcp", "azure") and info.provider != provider:
+    spec = spec_or_none(provider)
+    if spec is not None and spec.cloud and info.provider != provider:
         problems.append(
             _problem(
                 doc,
@@ -302,8 +317,7 @@ def _fill_group(
                 (*loc, "instance_type"),
                 f"{itype} is a CPU instance type ({info.vcpus} vCPUs, no GPUs); "
                 "a gpu_pool needs GPU nodes",
-                "choose a GPU instance type of the provider, e.g. g6.xlarge (aws), "
-                "g2-standard-4 (gcp) or Standard_NC4as_T4_v3 (azure)",
+                f"choose a GPU instance type of the provider, e.g. {_small_gpu_examples()}",
             )
         )
         return info

@@ -21,29 +21,12 @@ Whether the named network exists and routes back is what only the target can sho
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Callable
 from typing import Any
 
 from archform.spec.addresses import public_addresses
 from archform.spec.paths import Loc
-
-NETWORK_FORMS = {
-    "aws": (re.compile(r"^tgw-[0-9a-f]{8,17}$"), "a transit gateway id, tgw-0123456789abcdef0"),
-    "azure": (
-        re.compile(
-            r"^/subscriptions/[0-9a-fA-F-]{36}/resourceGroups/[^/]+/providers/"
-            r"Microsoft\.Network/virtualNetworks/[^/]+$",
-            re.IGNORECASE,
-        ),
-        "a virtual network resource id, /subscriptions/<id>/resourceGroups/<rg>/providers/"
-        "Microsoft.Network/virtualNetworks/<name>",
-    ),
-    "gcp": (
-        re.compile(r"^projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/locations/global/hubs/[a-z0-9-]+$"),
-        "a Network Connectivity Center hub, projects/<project>/locations/global/hubs/<hub>",
-    ),
-}
+from archform.spec.provider import spec_of
 
 Add = Callable[[Loc, str, str], None]
 
@@ -85,13 +68,14 @@ def check_deployer(add: Add, fleet: Any) -> None:
                     "give the deployer's public egress CIDR, or the network it sits in",
                 )
         return
-    form, example = NETWORK_FORMS.get(provider, (None, ""))
-    if form is None:
+    spec = spec_of(provider)
+    if spec.deployer_network is None:
         add((*where, "network"), f"no deployer network hook on {provider}", "remove network")
         return
+    form, example = spec.deployer_network
     network = deployer.network
     if isinstance(network, dict):
-        if provider != "aws":
+        if not spec.deployer_network_regional:
             add(
                 (*where, "network"),
                 f"a {provider} deployer network is global: give one id, not one per region",
@@ -113,7 +97,7 @@ def check_deployer(add: Add, fleet: Any) -> None:
             )
         ids = {k: v for k, v in network.items()}
     else:
-        if provider == "aws" and len(regions) > 1:
+        if spec.deployer_network_regional and len(regions) > 1:
             add(
                 (*where, "network"),
                 "a transit gateway is regional; the fleet has several regions",

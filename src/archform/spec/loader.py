@@ -346,7 +346,9 @@ def _check_registry_source(model: Platform, fleet_doc: Document) -> list[SpecPro
     """The Platform's fleet must serve a version folder of the Platform's registry."""
     fleet = fleet_doc.model
     assert fleet.kind == "InferenceFleet"
-    scheme = {"aws": "s3", "gcp": "gs"}.get(model.registry.provider)
+    from archform.spec.provider import spec_of
+
+    scheme = spec_of(model.registry.provider).registry_scheme
     if scheme is None:  # an unsupported registry provider is reported by spec.buildable
         return []
     registry = f"{scheme}://{model.registry.bucket}/{fleet.model.name}/"

@@ -21,10 +21,9 @@ from typing import Any
 
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import Loc, format_path
+from archform.spec.provider import names_where, spec_of
 from archform.spec.source import SourceMap
 
-CLOUD_NAMES = {"aws": "AWS", "gcp": "GCP", "azure": "Azure"}
-_ARTICLE = {"aws": "an", "gcp": "a", "azure": "an"}
 _SHOWN = 6  # names listed in a hint before "..."
 
 
@@ -59,7 +58,8 @@ def load_places() -> dict[str, CloudPlaces]:
             zone_types={z: frozenset(t) for z, t in (data[cloud].get("zone_types") or {}).items()},
             known_types=frozenset(data[cloud]["known_types"]),
         )
-        for cloud in CLOUD_NAMES
+        for cloud in names_where(lambda p: p.cloud)
+        if cloud in data
     }
 
 
@@ -84,9 +84,10 @@ class _Places:
         hint = (
             f"did you mean {close!r}?"
             if close
-            else f"{CLOUD_NAMES[cloud]} regions include {_names(sorted(places.regions))}"
+            else f"{spec_of(cloud).label} regions include {_names(sorted(places.regions))}"
         )
-        self.add(loc, f"{region!r} is not {_ARTICLE[cloud]} {CLOUD_NAMES[cloud]} region", hint)
+        spec = spec_of(cloud)
+        self.add(loc, f"{region!r} is not {spec.article} {spec.label} region", hint)
         return False
 
     def zones(self, cloud: str, region: str, loc: Loc, zones: list[str]) -> None:
@@ -172,7 +173,7 @@ def place_problems(file: str, source: SourceMap, model: Any) -> list[SpecProblem
     """Regions, zones and offerings of one validated document."""
     check = _Places(file, source)
     kind = model.kind
-    if kind == "TrainingCluster" and model.placement.provider in CLOUD_NAMES:
+    if kind == "TrainingCluster" and spec_of(model.placement.provider).cloud:
         _training(check, model)
     elif kind == "InferenceFleet":
         _fleet(check, model)
@@ -205,7 +206,7 @@ def _training(check: _Places, cluster: Any) -> None:
         if group.instance_type is None:
             continue
         check.offered(cloud, region, (*group_loc(cluster, i), "instance_type"), group.instance_type)
-        if cloud == "gcp":
+        if spec_of(cloud).zones_per_instance:
             check.zone_offered(cloud, region, ("placement", "zones"), zones, group.instance_type)
 
 

@@ -17,13 +17,18 @@ from typing import TYPE_CHECKING, Any
 from archform.spec.addresses import public_addresses
 from archform.spec.datafile import load_data
 from archform.spec.paths import Loc
+from archform.spec.provider import spec_of, spec_or_none
 from archform.spec.rollout import MAX_SURGE_PERCENT, headroom_nodes
 
 if TYPE_CHECKING:  # the checks read these models; the data needs none
     from archform.spec.models.inference import InferenceFleet
     from archform.spec.models.training import TrainingCluster
 
-PROVIDER_NAMES = {"aws": "AWS", "gcp": "Google Cloud", "azure": "Azure"}
+
+def _vendor(provider: str) -> str:
+    """Who sets the provider's quotas, as its documentation names itself."""
+    spec = spec_or_none(provider)
+    return spec.vendor if spec is not None else provider
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,7 @@ class Quota:
                 f"the account's raised quota (placement.quotas.{self.name}) allows "
                 f"{raised:,} {self.what}"
             )
-        return f"{PROVIDER_NAMES[self.provider]} allows {self.default:,} {self.what} by default"
+        return f"{_vendor(self.provider)} allows {self.default:,} {self.what} by default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +133,7 @@ def raised_problems(provider: str, raised: dict[str, int]) -> list[tuple[str, st
             out.append(
                 (
                     name,
-                    f"{name!r} is not a {PROVIDER_NAMES.get(provider, provider)} quota "
-                    "archform checks",
+                    f"{name!r} is not a {_vendor(provider)} quota archform checks",
                     f"the quota names for {provider} are: {names}",
                 )
             )
@@ -330,7 +334,7 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
         "{total} authorized networks on each GKE control plane",
         raised,
     )
-    if provider == "aws":
+    if spec_of(provider).api_access_rules_in_security_group:
         # templates/pulumi/fleet/aws.py.j2: one HTTPS ingress rule per api_access_cidrs entry
         # in the EKS cluster security group, which holds EKS's own inbound rule (all traffic
         # from itself) from creation (EKS user guide, "Default cluster security group").

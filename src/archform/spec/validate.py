@@ -12,6 +12,7 @@ from pydantic_core import ErrorDetails
 
 from archform.spec.errors import FieldError, HintedError, SpecProblem
 from archform.spec.paths import Loc, format_path
+from archform.spec.provider import spec_or_none
 from archform.spec.source import RawDocument
 
 # Product names users write for a generic kind.
@@ -331,7 +332,8 @@ def _fabric_hint(data: Any) -> str:
     compute = data.get("compute") if isinstance(data, dict) else None
     itype = compute.get("instance_type") if isinstance(compute, dict) else None
     declare = "declare fabric: {kind, gbps_per_node}"
-    if provider in (None, "onprem") or not isinstance(itype, str):
+    spec = spec_or_none(provider)
+    if spec is None or not spec.cloud or not isinstance(itype, str):
         return f"on-prem clusters must {declare}; cloud types fill it"
     return (
         f"archform's catalog does not know {provider} instance type {itype!r}, so it cannot "

@@ -36,15 +36,13 @@ ENV_INPUTS = ("ARCHFORM_COLLECTIONS_PATH", "ANSIBLE_COLLECTIONS_PATH")
 _STATUSES = ("passed", "failed", "skipped")
 # Libraries the in-process checks run (Pulumi under mocks, kubernetes-validate, ...): their
 # versions are part of every key, as the tools' executables are.
+# Each provider's Pulumi SDK is added from the provider registry (`distributions`).
 DISTRIBUTIONS = (
     "ansible-core",
     "ansible-lint",
     "checkov",
     "kubernetes-validate",
     "pulumi",
-    "pulumi-aws",
-    "pulumi-azure-native",
-    "pulumi-gcp",
     "pulumi-kubernetes",
     "pulumi-policy",
 )
@@ -67,10 +65,17 @@ def is_enabled() -> bool:
     return _ENABLED[0]
 
 
+def distributions() -> tuple[str, ...]:
+    """DISTRIBUTIONS and every provider's Pulumi SDK, sorted."""
+    from archform.render.public import pulumi_sdks
+
+    return tuple(sorted({*DISTRIBUTIONS, *pulumi_sdks().values()}))
+
+
 def distribution_versions() -> list[str]:
-    """`name=version` of each library in DISTRIBUTIONS ('missing' when not installed)."""
+    """`name=version` of each library in `distributions()` ('missing' when not installed)."""
     out = []
-    for name in DISTRIBUTIONS:
+    for name in distributions():
         try:
             out.append(f"{name}=={metadata.version(name)}")
         except metadata.PackageNotFoundError:

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from archform.verify.provider import mock_call as provider_call
+from archform.verify.provider import mock_outputs as provider_outputs
+
 
 @dataclass(frozen=True, slots=True)
 class MockResource:
@@ -97,7 +100,7 @@ def _computed(type_token: str, name: str, inputs: dict[str, Any]) -> dict[str, A
     out.setdefault("selfLink", f"https://mock/{name}")
     out.setdefault("endpoint", f"https://{name}.mock.internal")
     out.setdefault("kubeconfig", "apiVersion: v1\nkind: Config\n")
-    extra = _TYPE_OUTPUTS.get(type_token)
+    extra = _TYPE_OUTPUTS.get(type_token) or provider_outputs().get(type_token)
     if extra is not None:
         out.update(extra(name, inputs))
     return out
@@ -129,119 +132,11 @@ def _timeouts(request: Any) -> tuple[tuple[str, float], ...]:
     )
 
 
-def _filestore_networks(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    nets = [dict(n, ipAddresses=["10.0.0.20"]) for n in inputs.get("networks") or []]
-    return {"networks": nets}
-
-
-_MOCK_CA = "bW9jay1jYQ=="  # base64("mock-ca")
-
-# What the AKS API returns for listClusterUserCredentials(format=exec) on a cluster with
-# managed Entra ID: an exec kubeconfig running kubelogin in device-code mode (the layout
-# quoted in https://github.com/Azure/kubelogin/issues/193 and
-# https://github.com/pulumi/pulumi-azure-native/issues/2399; the server and client ids are
-# the AKS Entra applications, https://github.com/Azure/kubelogin docs/book/src/concepts/aks.md).
-_AKS_KUBECONFIG = """\
-apiVersion: v1
-clusters:
-- cluster:
-    certificate-authority-data: bW9jay1jYQ==
-    server: https://mock-aks.hcp.mock-region.azmk8s.io:443
-  name: mock-aks
-contexts:
-- context:
-    cluster: mock-aks
-    user: clusterUser_mock-rg_mock-aks
-  name: mock-aks
-current-context: mock-aks
-kind: Config
-preferences: {}
-users:
-- name: clusterUser_mock-rg_mock-aks
-  user:
-    exec:
-      apiVersion: client.authentication.k8s.io/v1beta1
-      args:
-      - get-token
-      - --environment
-      - AzurePublicCloud
-      - --server-id
-      - 6dae42f8-4368-4678-94ff-3960e28e3630
-      - --client-id
-      - 80faf920-1908-4b52-b5ef-a8e7bedfc67a
-      - --tenant-id
-      - 00000000-0000-0000-0000-00000000000a
-      - --login
-      - devicecode
-      command: kubelogin
-      env: null
-      provideClusterInfo: false
-"""
-
-
-def _aks_kubeconfig() -> str:
-    import base64
-
-    return base64.b64encode(_AKS_KUBECONFIG.encode()).decode()
-
-
 # Provider-computed outputs that generated programs read, per type token;
 # deterministic placeholders.
 _TYPE_OUTPUTS: dict[str, Any] = {
-    "gcp:lustre/instance:Instance": lambda name, inputs: {
-        "mountPoint": f"10.0.0.30@tcp:/{inputs.get('filesystem', 'mockfs')}"
-    },
-    "gcp:filestore/instance:Instance": _filestore_networks,
-    # ACM's DNS validation record for the certificate's domain (one per domain).
-    "aws:acm/certificate:Certificate": lambda name, inputs: {
-        "domainValidationOptions": [
-            {
-                "domainName": inputs.get("domainName", ""),
-                "resourceRecordName": f"_mock.{inputs.get('domainName', '')}.",
-                "resourceRecordType": "CNAME",
-                "resourceRecordValue": "_mock.acm-validations.aws.",
-            }
-        ]
-    },
-    "aws:route53/record:Record": lambda name, inputs: {"fqdn": str(inputs.get("name", name))},
-    "azure-native:cdn:Profile": lambda name, inputs: {
-        "frontDoorId": "00000000-0000-0000-0000-0000000000fd"
-    },
-    "aws:globalaccelerator/accelerator:Accelerator": lambda name, inputs: {
-        "hostedZoneId": "Z2BJ6XQ5FK7U4H"
-    },
-    "aws:eks/cluster:Cluster": lambda name, inputs: {
-        "certificateAuthority": {"data": _MOCK_CA},
-        "vpcConfig": dict(inputs.get("vpcConfig") or {}, clusterSecurityGroupId=f"{name}-sg"),
-    },
-    "gcp:container/cluster:Cluster": lambda name, inputs: {
-        "masterAuth": {"clusterCaCertificate": _MOCK_CA},
-        # GKE reports the running version; at creation it is the requested minimum.
-        "masterVersion": inputs.get("minMasterVersion"),
-    },
-    "gcp:compute/globalAddress:GlobalAddress": lambda name, inputs: {"address": "203.0.113.10"},
-    "gcp:serviceaccount/account:Account": lambda name, inputs: {
-        "email": f"{name}@mock-project.iam.gserviceaccount.com"
-    },
     "kubernetes:core/v1:Service": lambda name, inputs: {
         "status": {"loadBalancer": {"ingress": [{"hostname": f"{name}.lb.mock.internal"}]}}
-    },
-    "azure-native:cdn:AFDEndpoint": lambda name, inputs: {"hostName": f"{name}.mock.azurefd.net"},
-    "azure-native:containerservice:ManagedCluster": lambda name, inputs: {
-        "identityProfile": {
-            "kubeletidentity": {
-                "objectId": "00000000-0000-0000-0000-000000000001",
-                "clientId": "00000000-0000-0000-0000-000000000002",
-            }
-        }
-    },
-    "azure-native:storagecache:AmlFilesystem": lambda name, inputs: {
-        "clientInfo": {
-            "mgsAddress": "10.0.0.40",
-            "mountCommand": "sudo mount -t lustre -o noatime,flock 10.0.0.40@tcp:/lustrefs /mnt",
-            "lustreVersion": "2.15",
-            "containerStorageInterface": {},
-        }
     },
 }
 
@@ -336,35 +231,13 @@ def run_program(
             token = str(args.token)
             if calls and token in calls:
                 return calls[token](_plain(args.args))
+            answer = provider_call(token, _plain(args.args))
+            if answer is not None:
+                return answer
             if token.endswith("getAvailabilityZones"):
                 return {"names": ["zone-a", "zone-b", "zone-c"], "zoneIds": ["z1", "z2", "z3"]}
             if token.endswith("getCallerIdentity"):
                 return {"accountId": "000000000000", "arn": "arn:mock", "userId": "mock"}
-            if token.endswith("getPartition"):
-                return {"partition": "aws", "dnsSuffix": "amazonaws.com"}
-            if token.startswith("gcp:") and token.endswith("getClientConfig"):
-                return {
-                    "project": "mock-project",
-                    "region": "mock-region",
-                    "zone": "mock-zone",
-                    "accessToken": "mock",
-                    "id": "mock",
-                    "defaultLabels": {},
-                }
-            if token.endswith("getClientConfig"):
-                return {
-                    "tenantId": "00000000-0000-0000-0000-00000000000a",
-                    "subscriptionId": "00000000-0000-0000-0000-00000000000b",
-                    "clientId": "00000000-0000-0000-0000-00000000000c",
-                    "objectId": "00000000-0000-0000-0000-00000000000d",
-                }
-            if token == "aws:lb/getLoadBalancer:getLoadBalancer":
-                arn = "arn:aws:elasticloadbalancing:mock:000000000000:loadbalancer/net/mock/0"
-                return {"arn": arn, "dnsName": "mock-nlb.elb.mock.amazonaws.com"}
-            if token.endswith("listManagedClusterUserCredentials"):
-                return {"kubeconfigs": [{"name": "clusterUser", "value": _aks_kubeconfig()}]}
-            if token == "gcp:organizations/getProject:getProject":
-                return {"number": "123456789012", "projectId": "mock-project", "name": "mock"}
             if token.endswith("getRegion"):
                 return {"name": "mock-region", "region": "mock-region"}
             return {}

@@ -18,16 +18,26 @@ from pathlib import Path
 from typing import Any
 
 from archform.install import extra_hint
+from archform.spec.provider import sdk_extras, spec_of
 from archform.verify.pulumi_mock import MockResource, MockRun
 
-# Which extra brings which provider SDK (pyproject optional-dependencies).
-EXTRAS = {
-    "pulumi": "aws",
-    "pulumi_aws": "aws",
-    "pulumi_gcp": "gcp",
-    "pulumi_azure_native": "azure",
-    "pulumi_kubernetes": "kubernetes",
-}
+# Which extra brings which SDK module (pyproject optional-dependencies); each provider's
+# SDK comes with the provider's extra (`extras`).
+EXTRAS = {"pulumi_kubernetes": "kubernetes"}
+
+
+def extras() -> dict[str, str]:
+    """SDK module -> the install extra that brings it."""
+    from archform.render.public import pulumi_sdks
+
+    out = {"pulumi": sdk_extras()[0], **EXTRAS}
+    for name, package in pulumi_sdks().items():
+        extra = spec_of(name).sdk_extra
+        if extra is not None:
+            out[package.replace("-", "_")] = extra
+    return out
+
+
 # Input arguments worth showing in a plan (wire names), in display order.
 KEY_ARGS = (
     "instanceType",
@@ -78,7 +88,8 @@ def missing_sdks(project: Path) -> list[str]:
 
 def install_hint(modules: list[str]) -> str:
     """The command that installs the extras holding the missing modules (archform.install)."""
-    return extra_hint(*sorted({EXTRAS.get(m, "all") for m in modules}))
+    known = extras()
+    return extra_hint(*sorted({known.get(m, "all") for m in modules}))
 
 
 def dry_run_config(project: Path) -> tuple[dict[str, str], list[str]]:

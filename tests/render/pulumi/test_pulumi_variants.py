@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from archform.providers.aws.render.training import network_cards
+from archform.providers.gcp.render.training import GpuNetworks, gpu_networks
 from archform.render.generate import build_files
-from archform.render.targets.aws.training import network_cards
-from archform.render.targets.gcp.training import GpuNetworks, gpu_networks
 from archform.render.writer import write_tree
 from archform.spec import SpecError, load_text
 from support import BLUEPRINTS, require_module, run_cli
@@ -356,7 +356,7 @@ def test_azure_capacity_reservation_group_is_refused_at_its_line(tmp_path: Path)
 
 
 def test_gcp_labels_are_sanitised_from_the_owner() -> None:
-    from archform.render.targets.gcp.training import settings
+    from archform.providers.gcp.render.training import settings
 
     text = _variant("gcp-a3-mega-tcpxo", ("owner: ml-infra", "owner: ML Infra@Corp"))
     cluster = load_text(text).documents[0].model

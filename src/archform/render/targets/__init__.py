@@ -15,46 +15,46 @@ Layout (each folder is a package; a module holding a target exposes ``TARGET``):
                   project, manifests and smoke playbook
     platform/     target ``platform``: model registry and promotion config
     policy/       target ``policy``: CrossGuard policy pack beside a fleet
-    aws/ gcp/ azure/ onprem/
-                  one folder per provider: ``facts.py`` (FACTS: SDK pin, fleet system
-                  pool type, CLI image, NFS options, local NVMe path, Lustre client
-                  packages) and, for clouds, ``training.py``, the ``pulumi-<cloud>`` target
-                  (its program modules are templates under templates/pulumi/<cloud>/)
-
-Adding a cloud means a new folder here (facts.py, training.py from common/pulumi.py's
-`make_target`), its templates, its name in common/clouds.PROVIDERS and in BUILTIN below.
-import-linter keeps the provider folders independent of each other, and the shared
-folders free of imports of them (common.clouds loads facts.py by name).
+Providers are packages of their own (`archform/providers/<name>/`): each one's render
+part lists its targets (RENDER: `TARGETS`, e.g. ``pulumi-<cloud>``), found through the
+provider registry, so this package imports no provider and a new provider adds no line
+here. import-linter keeps the provider packages independent of each other and of
+these shared folders.
 View models are frozen dataclasses, so mypy --strict checks every field a template reads;
 render.plain turns a record into plain data where it is embedded as a literal.
 """
 
 from __future__ import annotations
 
+from archform import providers
 from archform.render.target import Target
 from archform.render.targets.ansible import target as ansible
-from archform.render.targets.aws import training as aws_training
-from archform.render.targets.azure import training as azure_training
 from archform.render.targets.fleet import target as fleet
-from archform.render.targets.gcp import training as gcp_training
 from archform.render.targets.platform import target as platform
 from archform.render.targets.policy import target as policy
 
+# The provider-neutral targets; each provider adds its own (`provider_targets`).
 BUILTIN: list[Target] = [
     ansible.TARGET,
     fleet.TARGET,
     platform.TARGET,
     policy.TARGET,
-    aws_training.TARGET,
-    azure_training.TARGET,
-    gcp_training.TARGET,
 ]
+
+
+def provider_targets() -> list[Target]:
+    """Every provider package's own targets (its render part's TARGETS)."""
+    out: list[Target] = []
+    for name in providers.names():
+        listed = getattr(providers.part(name, "render"), "TARGETS", ())
+        out += [t for t in listed if isinstance(t, Target)]
+    return out
 
 
 def targets() -> list[Target]:
     """The built-in targets, by name (names are unique)."""
     by_name: dict[str, Target] = {}
-    for target in BUILTIN:
+    for target in BUILTIN + provider_targets():
         if target.name in by_name:
             raise ValueError(f"target {target.name!r} listed twice")
         by_name[target.name] = target

@@ -5,14 +5,21 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from archform.spec.errors import HintedError
+from archform.spec.provider import names, names_where
 
-Provider = Literal["aws", "gcp", "azure", "onprem"]
-CloudProvider = Literal["aws", "gcp", "azure"]
+# The schema's provider names come from the provider registry (archform/providers/): every
+# provider for a TrainingCluster, those with fleets for an InferenceFleet or a Platform.
+if TYPE_CHECKING:
+    Provider = str
+    CloudProvider = str
+else:
+    Provider = Literal[names()]
+    CloudProvider = Literal[names_where(lambda p: p.fleets)]
 
 
 class Strict(BaseModel):

@@ -29,6 +29,7 @@ from archform.spec.models.common import (
     Zone,
 )
 from archform.spec.open_models import fill_from_named
+from archform.spec.provider import spec_of
 
 FilestoreTier = Literal[
     "BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCALE_SSD", "ENTERPRISE"
@@ -581,7 +582,7 @@ class TrainingCluster(DocumentBase):
     @model_validator(mode="after")
     def _lnet_on_prem_once_per_network(self) -> TrainingCluster:
         given = [s for s in self.storage if s.lnet is not None]
-        if given and self.placement.provider != "onprem":
+        if given and not spec_of(self.placement.provider).lnet:
             raise FieldError(
                 "storage",
                 f"storage {given[0].name!r}: lnet is for on-prem Lustre; the "

@@ -28,13 +28,13 @@ def validate_object(obj: dict[str, Any], version: str) -> str | None:
     import kubernetes_validate
     from kubernetes_validate import utils as kv
 
-    from archform.verify.checks.kubernetes_crds import CRD_SCHEMAS
+    from archform.verify.checks.kubernetes_crds import crd_schemas
 
     if not isinstance(obj, dict) or "apiVersion" not in obj or "kind" not in obj:
         return "not a Kubernetes object (apiVersion and kind are required)"
     key = (str(obj["apiVersion"]), str(obj["kind"]))
     where = f"{key[1]} {obj.get('metadata', {}).get('name', '?')}"
-    crd = CRD_SCHEMAS.get(key)
+    crd = crd_schemas().get(key)
     if crd is not None:
         error = jsonschema.exceptions.best_match(
             jsonschema.Draft202012Validator(crd).iter_errors(obj)

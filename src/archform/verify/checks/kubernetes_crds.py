@@ -4,10 +4,7 @@ Written from each project's documented fields, strict (unknown keys rejected), s
 object gets the same treatment as a core one:
 - KEDA ScaledObject keda.sh/v1alpha1: https://keda.sh/docs/2.16/reference/scaledobject-spec/
 - Gateway API v1 Gateway/HTTPRoute (standard channel): https://gateway-api.sigs.k8s.io/reference/spec/
-- GKE multi-cluster Services ServiceExport net.gke.io/v1 and HealthCheckPolicy
-  networking.gke.io/v1: https://cloud.google.com/kubernetes-engine/docs/how-to/multi-cluster-services,
-  https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
-  (also GCPBackendPolicy and GCPGatewayPolicy networking.gke.io/v1)
+- a provider's own kinds: its package's verify part (archform/providers/<name>/verify.py)
 Only the documented fields are listed; a field outside them fails, as in --strict.
 """
 
@@ -15,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-_STR: dict[str, Any] = {"type": "string"}
-_INT: dict[str, Any] = {"type": "integer"}
+STR: dict[str, Any] = {"type": "string"}
+INT: dict[str, Any] = {"type": "integer"}
 _DNS = {
     "type": "string",
     "maxLength": 253,
@@ -25,7 +22,8 @@ _DNS = {
 _MAP = {"type": "object", "additionalProperties": {"type": "string"}}
 
 
-def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+def obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A strict object schema: these properties only, `required` among them."""
     return {
         "type": "object",
         "properties": props,
@@ -34,10 +32,11 @@ def _obj(props: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any
     }
 
 
-_META = _obj({"name": _DNS, "namespace": _DNS, "labels": _MAP, "annotations": _MAP}, ("name",))
+_META = obj({"name": _DNS, "namespace": _DNS, "labels": _MAP, "annotations": _MAP}, ("name",))
 
 
-def _resource(api_version: str, kind: str, spec: dict[str, Any] | None) -> dict[str, Any]:
+def resource(api_version: str, kind: str, spec: dict[str, Any] | None) -> dict[str, Any]:
+    """The schema of one custom resource: apiVersion, kind, metadata and `spec`."""
     props: dict[str, Any] = {
         "apiVersion": {"const": api_version},
         "kind": {"const": kind},
@@ -55,35 +54,35 @@ def _resource(api_version: str, kind: str, spec: dict[str, Any] | None) -> dict[
     }
 
 
-_POLICY = _obj(
-    {"type": {"enum": ["Pods", "Percent"]}, "value": _INT, "periodSeconds": _INT},
+_POLICY = obj(
+    {"type": {"enum": ["Pods", "Percent"]}, "value": INT, "periodSeconds": INT},
     ("type", "value", "periodSeconds"),
 )
-_RULES = _obj(
+_RULES = obj(
     {
-        "stabilizationWindowSeconds": _INT,
+        "stabilizationWindowSeconds": INT,
         "selectPolicy": {"enum": ["Max", "Min", "Disabled"]},
         "policies": {"type": "array", "items": _POLICY},
     }
 )
-_BEHAVIOR = _obj({"scaleUp": _RULES, "scaleDown": _RULES})
+_BEHAVIOR = obj({"scaleUp": _RULES, "scaleDown": _RULES})
 
-SCALED_OBJECT = _resource(
+SCALED_OBJECT = resource(
     "keda.sh/v1alpha1",
     "ScaledObject",
-    _obj(
+    obj(
         {
-            "scaleTargetRef": _obj(
-                {"apiVersion": _STR, "kind": _STR, "name": _STR, "envSourceContainerName": _STR},
+            "scaleTargetRef": obj(
+                {"apiVersion": STR, "kind": STR, "name": STR, "envSourceContainerName": STR},
                 ("name",),
             ),
-            "pollingInterval": _INT,
-            "cooldownPeriod": _INT,
-            "initialCooldownPeriod": _INT,
-            "idleReplicaCount": _INT,
+            "pollingInterval": INT,
+            "cooldownPeriod": INT,
+            "initialCooldownPeriod": INT,
+            "idleReplicaCount": INT,
             "minReplicaCount": {"type": "integer", "minimum": 0},
             "maxReplicaCount": {"type": "integer", "minimum": 1},
-            "fallback": _obj(
+            "fallback": obj(
                 {
                     "failureThreshold": {"type": "integer", "minimum": 1},
                     "replicas": {"type": "integer", "minimum": 0},
@@ -98,25 +97,25 @@ SCALED_OBJECT = _resource(
                 },
                 ("failureThreshold", "replicas"),
             ),
-            "advanced": _obj(
+            "advanced": obj(
                 {
                     "restoreToOriginalReplicaCount": {"type": "boolean"},
-                    "horizontalPodAutoscalerConfig": _obj({"name": _STR, "behavior": _BEHAVIOR}),
+                    "horizontalPodAutoscalerConfig": obj({"name": STR, "behavior": _BEHAVIOR}),
                 }
             ),
             "triggers": {
                 "type": "array",
                 "minItems": 1,
-                "items": _obj(
+                "items": obj(
                     {
-                        "type": _STR,
-                        "name": _STR,
+                        "type": STR,
+                        "name": STR,
                         "metadata": _MAP,
                         "metricType": {"enum": ["AverageValue", "Value", "Utilization"]},
                         "useCachedMetrics": {"type": "boolean"},
-                        "authenticationRef": _obj(
+                        "authenticationRef": obj(
                             {
-                                "name": _STR,
+                                "name": STR,
                                 "kind": {
                                     "enum": [
                                         "TriggerAuthentication",
@@ -135,54 +134,54 @@ SCALED_OBJECT = _resource(
     ),
 )
 
-_PARENT = _obj(
+_PARENT = obj(
     {
-        "group": _STR,
-        "kind": _STR,
-        "namespace": _STR,
-        "name": _STR,
-        "sectionName": _STR,
-        "port": _INT,
+        "group": STR,
+        "kind": STR,
+        "namespace": STR,
+        "name": STR,
+        "sectionName": STR,
+        "port": INT,
     },
     ("name",),
 )
-_BACKEND = _obj(
+_BACKEND = obj(
     {
-        "group": _STR,
-        "kind": _STR,
-        "name": _STR,
-        "namespace": _STR,
+        "group": STR,
+        "kind": STR,
+        "name": STR,
+        "namespace": STR,
         "port": {"type": "integer", "minimum": 1, "maximum": 65535},
         "weight": {"type": "integer", "minimum": 0},
     },
     ("name",),
 )
 
-GATEWAY = _resource(
+GATEWAY = resource(
     "gateway.networking.k8s.io/v1",
     "Gateway",
-    _obj(
+    obj(
         {
-            "gatewayClassName": _STR,
+            "gatewayClassName": STR,
             "addresses": {
                 "type": "array",
-                "items": _obj({"type": _STR, "value": _STR}, ("value",)),
+                "items": obj({"type": STR, "value": STR}, ("value",)),
             },
             "listeners": {
                 "type": "array",
                 "minItems": 1,
-                "items": _obj(
+                "items": obj(
                     {
-                        "name": _STR,
-                        "hostname": _STR,
+                        "name": STR,
+                        "hostname": STR,
                         "port": {"type": "integer", "minimum": 1, "maximum": 65535},
-                        "protocol": _STR,
-                        "allowedRoutes": _obj(
+                        "protocol": STR,
+                        "allowedRoutes": obj(
                             {
-                                "namespaces": _obj({"from": {"enum": ["All", "Same", "Selector"]}}),
+                                "namespaces": obj({"from": {"enum": ["All", "Same", "Selector"]}}),
                                 "kinds": {
                                     "type": "array",
-                                    "items": _obj({"group": _STR, "kind": _STR}, ("kind",)),
+                                    "items": obj({"group": STR, "kind": STR}, ("kind",)),
                                 },
                             }
                         ),
@@ -195,18 +194,18 @@ GATEWAY = _resource(
     ),
 )
 
-HTTP_ROUTE = _resource(
+HTTP_ROUTE = resource(
     "gateway.networking.k8s.io/v1",
     "HTTPRoute",
-    _obj(
+    obj(
         {
             "parentRefs": {"type": "array", "items": _PARENT},
-            "hostnames": {"type": "array", "items": _STR},
+            "hostnames": {"type": "array", "items": STR},
             "rules": {
                 "type": "array",
-                "items": _obj(
+                "items": obj(
                     {
-                        "name": _STR,
+                        "name": STR,
                         "backendRefs": {"type": "array", "items": _BACKEND},
                     }
                 ),
@@ -215,97 +214,15 @@ HTTP_ROUTE = _resource(
     ),
 )
 
-SERVICE_EXPORT = _resource("net.gke.io/v1", "ServiceExport", None)
-
-HEALTH_CHECK_POLICY = _resource(
-    "networking.gke.io/v1",
-    "HealthCheckPolicy",
-    _obj(
-        {
-            "default": _obj(
-                {
-                    "checkIntervalSec": _INT,
-                    "timeoutSec": _INT,
-                    "healthyThreshold": _INT,
-                    "unhealthyThreshold": _INT,
-                    "logConfig": _obj({"enabled": {"type": "boolean"}}),
-                    "config": _obj(
-                        {
-                            "type": {"enum": ["HTTP", "HTTPS", "HTTP2", "TCP", "GRPC"]},
-                            "httpHealthCheck": _obj(
-                                {
-                                    "portSpecification": _STR,
-                                    "port": _INT,
-                                    "portName": _STR,
-                                    "host": _STR,
-                                    "requestPath": _STR,
-                                    "response": _STR,
-                                    "proxyHeader": _STR,
-                                }
-                            ),
-                        },
-                        ("type",),
-                    ),
-                }
-            ),
-            "targetRef": _obj({"group": _STR, "kind": _STR, "name": _STR}, ("kind", "name")),
-        },
-        ("targetRef",),
-    ),
-)
-
-# https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
-# (backend service timeout, connection draining, logging, session affinity)
-GCP_BACKEND_POLICY = _resource(
-    "networking.gke.io/v1",
-    "GCPBackendPolicy",
-    _obj(
-        {
-            "default": _obj(
-                {
-                    "timeoutSec": {"type": "integer", "minimum": 1, "maximum": 2147483647},
-                    "connectionDraining": _obj(
-                        {"drainingTimeoutSec": {"type": "integer", "minimum": 0, "maximum": 3600}}
-                    ),
-                    "logging": _obj(
-                        {"enabled": {"type": "boolean"}, "sampleRate": {"type": "integer"}}
-                    ),
-                    "securityPolicy": _STR,
-                    "sessionAffinity": _obj({"type": _STR, "cookieTtlSec": _INT}),
-                }
-            ),
-            "targetRef": _obj({"group": _STR, "kind": _STR, "name": _STR}, ("kind", "name")),
-        },
-        ("targetRef",),
-    ),
-)
-
-# https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources
-# (SSL policy, global access, regional certificate map of a Gateway)
-GCP_GATEWAY_POLICY = _resource(
-    "networking.gke.io/v1",
-    "GCPGatewayPolicy",
-    _obj(
-        {
-            "default": _obj(
-                {
-                    "sslPolicy": _STR,
-                    "allowGlobalAccess": {"type": "boolean"},
-                    "regionalCertificateMap": _STR,
-                }
-            ),
-            "targetRef": _obj({"group": _STR, "kind": _STR, "name": _STR}, ("kind", "name")),
-        },
-        ("targetRef",),
-    ),
-)
-
 CRD_SCHEMAS: dict[tuple[str, str], dict[str, Any]] = {
     ("keda.sh/v1alpha1", "ScaledObject"): SCALED_OBJECT,
     ("gateway.networking.k8s.io/v1", "Gateway"): GATEWAY,
     ("gateway.networking.k8s.io/v1", "HTTPRoute"): HTTP_ROUTE,
-    ("net.gke.io/v1", "ServiceExport"): SERVICE_EXPORT,
-    ("networking.gke.io/v1", "HealthCheckPolicy"): HEALTH_CHECK_POLICY,
-    ("networking.gke.io/v1", "GCPBackendPolicy"): GCP_BACKEND_POLICY,
-    ("networking.gke.io/v1", "GCPGatewayPolicy"): GCP_GATEWAY_POLICY,
 }
+
+
+def crd_schemas() -> dict[tuple[str, str], dict[str, Any]]:
+    """The shared schemas above and every provider's (archform.verify.provider)."""
+    from archform.verify.provider import crd_schemas as providers
+
+    return {**CRD_SCHEMAS, **providers()}

@@ -17,6 +17,7 @@ import importlib.util
 from pathlib import Path
 
 from archform.install import extra_hint
+from archform.spec.provider import sdk_extras
 from archform.verify import Check, Result
 from archform.verify.policy_pack import PACK_DIR, pack_of
 
@@ -66,7 +67,8 @@ def _run(root: Path) -> list[Result]:
 def _policy_result(artifact: str, violations: list[dict[str, str]] | None) -> Result:
     where = f"{artifact}/{PACK_DIR}"
     if violations is None:
-        hint = extra_hint("aws")  # pulumi-policy comes with the aws and kubernetes extras
+        # pulumi-policy comes with the first provider's extra and with kubernetes
+        hint = extra_hint(sdk_extras()[0])
         return Result(POLICY, where, "skipped", f"needs pulumi-policy (hint: {hint})")
     if not violations:
         return Result(POLICY, where, "passed", "every policy holds on the recorded graph")

@@ -62,6 +62,7 @@ from archform.lint.finding import Hit
 from archform.lint.rule import Options, rule
 from archform.lint.training_numbers import versus
 from archform.spec.catalog import load_catalog
+from archform.spec.provider import spec_of
 
 
 class Net002Options(Options):
@@ -103,7 +104,7 @@ def check(ctx: RuleContext, options: Net002Options) -> Iterator[Hit]:
         if per_gpu >= options.min_gbps_per_gpu:
             continue
         provider = tc.placement.provider
-        fixed = provider != "onprem" and tc.compute.instance_type is not None
+        fixed = spec_of(provider).cloud and tc.compute.instance_type is not None
         if fixed:
             floor = options.min_gbps_per_gpu
             better = instances_with_bandwidth(provider, gpu.model, floor)

@@ -86,25 +86,22 @@ from collections.abc import Iterator
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import NoOptions, rule
-
-MECHANISM = {
-    "aws": "a cluster placement group",
-    "gcp": "a COLLOCATED compact placement policy",
-    "azure": "one VM scale set with singlePlacementGroup",
-}
+from archform.spec.provider import spec_of
 
 
 @rule(code="NET004", name="missing-placement", severity="error")
 def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
-    """Cloud, several nodes, colocation not `cluster` (AWS: outside a named reservation)."""
+    """Cloud, several nodes, colocation not `cluster` (outside a reservation that places)."""
     for doc, tc in ctx.training():
         provider = tc.placement.provider
-        if provider == "onprem" or tc.compute.total_nodes <= 1:
+        spec = spec_of(provider)
+        mechanism = spec.placement_mechanism
+        if mechanism is None or tc.compute.total_nodes <= 1:
             continue
         if tc.placement.colocation == "cluster":
             continue
         groups = tc.compute.groups
-        reserved = [g for g in groups if provider == "aws" and g.targets_reservation]
+        reserved = [g for g in groups if spec.reservation_places and g.targets_reservation]
         if len(reserved) == len(groups):
             continue  # every node is placed by its Capacity Block or targeted reservation
         unplaced = sum(g.nodes for g in groups if g not in reserved)
@@ -119,9 +116,9 @@ def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
             doc,
             ("placement", "colocation"),
             f"{unplaced} {provider} nodes outside a reservation with colocation "
-            f"{tc.placement.colocation!r}; expected 'cluster' ({MECHANISM[provider]})"
+            f"{tc.placement.colocation!r}; expected 'cluster' ({mechanism})"
             if reserved
             else f"{tc.compute.total_nodes} {provider} nodes with colocation "
-            f"{tc.placement.colocation!r}; expected 'cluster' ({MECHANISM[provider]})",
+            f"{tc.placement.colocation!r}; expected 'cluster' ({mechanism})",
             hint,
         )

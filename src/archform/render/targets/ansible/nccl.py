@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archform.render.targets.ansible.slurm_conf import ConfValue
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import TrainingView
 from archform.spec.catalog import load_catalog
 
 TCPXO_PROFILE = "/var/lib/tcpxo/lib64/nccl-env-profile.sh"
 TCPXO_LIB_DIR = "/var/lib/tcpxo/lib64"
-GIB_PROFILE = "/usr/local/gib/scripts/set_nccl_env.sh"
 
 
 def topo_file(instance_type: str | None) -> str | None:
@@ -50,7 +50,7 @@ def nccl_conf(view: TrainingView) -> list[tuple[str, ConfValue]]:
         if fabric.sharp:
             out.append(("NCCL_COLLNET_ENABLE", 1))
         topo = topo_file(view.groups[0].instance_type)
-        if view.provider == "azure" and topo:
+        if cloud(view.provider).nccl_topo_files and topo:
             out.append(("NCCL_TOPO_FILE", topo))
     elif kind == "efa":
         # 'en' is a prefix on purpose: it matches the ENA interfaces of p4d and p5.
@@ -91,20 +91,21 @@ def profile_sources(view: TrainingView) -> list[ProfileSource]:
     kind = view.fabric.kind
     if kind == "gpudirect_tcpxo":
         return [ProfileSource(TCPXO_PROFILE, TCPXO_LIB_DIR)]
-    if kind == "roce" and view.provider == "gcp":
-        return [ProfileSource(GIB_PROFILE, "/usr/local/gib/lib64")]
+    plugin = cloud(view.provider).roce_nccl_profile
+    if kind == "roce" and plugin is not None:
+        return [ProfileSource(*plugin)]
     return []
 
 
 def container_mounts(view: TrainingView) -> list[str]:
     """Host folders bound read-only into every enroot container (besides /etc/nccl.conf).
 
-    Azure: the folder of NCCL_TOPO_FILE. The fabric's own libraries (the TCPXO FasTrak plugin,
-    the EFA stack) are bound by the role's enroot hook from spec/data/containers.yaml, only
-    into images that carry none of their own.
+    The folder of NCCL_TOPO_FILE, where the provider's images ship one. The fabric's own
+    libraries (the TCPXO FasTrak plugin, the EFA stack) are bound by the role's enroot hook
+    from spec/data/containers.yaml, only into images that carry none of their own.
     """
     out: list[str] = []
     topo = topo_file(view.groups[0].instance_type)
-    if view.provider == "azure" and topo:
+    if cloud(view.provider).nccl_topo_files and topo:
         out.append(topo.rsplit("/", 1)[0])
     return out

@@ -13,6 +13,7 @@ from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import TrainingView
 from archform.spec import slurm
 from archform.spec.models.training import Storage
+from archform.spec.provider import spec_of
 
 # Pinned component versions. A change here changes every generated project.
 # group_vars/all.yml: (name, value) in file order; values are plain data or view records,
@@ -116,7 +117,7 @@ def _mount(view: TrainingView, storage: Storage) -> StorageMount:
         name=storage.name,
         purpose=storage.purpose,
         path=storage.mount or f"/mnt/{storage.name}",
-        endpoint=storage.endpoint if view.provider == "onprem" else None,
+        endpoint=storage.endpoint if not spec_of(view.provider).cloud else None,
         stripe_count=stripe,
     )
 

@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from archform.render.targets.ansible.slurm_conf import SlurmContext
 from archform.spec import slurm
 from archform.spec.images import Image, load_images
+from archform.spec.provider import spec_of
 from archform.spec.slurm import plugins
 
 
@@ -44,7 +45,7 @@ def build_host_image(image: Image, provider: str) -> Image:
     Cloud controllers boot the plain Ubuntu of the node image's release (no CUDA, so no
     NVML); on-prem hosts all run the cluster's image.
     """
-    if provider == "onprem":
+    if not spec_of(provider).cloud:
         return image
     plain = {"jammy": "ubuntu-22.04", "noble": "ubuntu-24.04"}.get(image.codename or "")
     return load_images().images.get(plain or "", image)

@@ -26,6 +26,7 @@ from archform.spec import BlueprintSet, Document
 from archform.spec.containers import FabricNeeds, load_containers
 from archform.spec.extensions import HOOKS, ExtensionFile, ansible_tasks
 from archform.spec.models.training import TrainingCluster
+from archform.spec.provider import spec_of
 
 ROOT = "ansible"
 TEMPLATES = "ansible"
@@ -132,7 +133,7 @@ def context(
         roles=ansible_roles.roles_for(view),
         group_vars=group_vars,
         inventory=replace(inventory, compute=compute),
-        cloud=view.provider != "onprem",
+        cloud=spec_of(view.provider).cloud,
         slurm=slurm,
         nccl_conf=nccl.nccl_conf(view),
         nccl_exports=nccl.profile_exports(view),

@@ -1,17 +1,18 @@
-"""Per-cloud facts the cloud-neutral targets need, looked up by provider name.
+"""Per-provider facts the cloud-neutral targets need, looked up by provider name.
 
-Each provider has a folder beside this one (``targets/<provider>/``) whose ``facts.py``
-defines ``FACTS``; `cloud()` imports it by name, so the shared code never imports a cloud
-folder and a new cloud is a new folder (import-linter keeps the folders independent).
-What differs in behaviour per cloud (IAM wiring, fetch scripts) still branches on the name
-in kubernetes/ and fleet/; values live here.
+Each provider package (`archform/providers/<name>/`) has a `render` part whose `FACTS` is
+a `CloudFacts`; `cloud()` asks the provider registry for it, so the shared code never
+imports a provider package and a new provider is a new package. What differs in
+behaviour per provider (Service exposure, weight copies) is the provider's fleet part
+(`render.targets.fleet.provider`); values live here.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from functools import cache
+
+from archform import providers
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,14 @@ class CloudFacts:
     # Link-local endpoints pods reach for their cloud identity ((CIDR, TCP port), sources in
     # each facts.py): the fleet's NetworkPolicy allows egress to exactly these.
     identity_endpoints: tuple[tuple[str, int], ...] = ()
+    # The image's own NCCL configuration is kept (the images tune NCCL for their fabric).
+    keeps_image_nccl_conf: bool = False
+    # The images ship an NCCL topology file per instance family (catalog nccl_topo_file):
+    # NCCL_TOPO_FILE points at it and containers bind its folder.
+    nccl_topo_files: bool = False
+    # The environment script (and its library folder) of the provider's RoCE NCCL plugin,
+    # which the NCCL profile sources when present; None: no such plugin.
+    roce_nccl_profile: tuple[str, str] | None = None
 
     def object_url(self, bucket: str, path: str) -> str:
         """The URI of `path` in `bucket` (a cloud with an object store)."""
@@ -50,15 +59,20 @@ class CloudFacts:
         return self.object_uri.format(bucket=bucket, path=path)
 
 
-PROVIDERS = ("aws", "azure", "gcp", "onprem")
+def pulumi_sdks() -> dict[str, str]:
+    """Provider name -> the Pulumi SDK package its generated projects pin (those with one)."""
+    out = {}
+    for name in providers.names():
+        sdk = cloud(name).pulumi_sdk
+        if sdk is not None:
+            out[name] = sdk[0]
+    return out
 
 
 @cache
 def cloud(provider: str) -> CloudFacts:
-    """The facts of one provider (its folder's facts.FACTS)."""
-    if provider not in PROVIDERS:
-        raise KeyError(f"no cloud folder for provider {provider!r}")
-    module = importlib.import_module(f"archform.render.targets.{provider}.facts")
-    facts = module.FACTS
-    assert isinstance(facts, CloudFacts) and facts.name == provider
+    """The facts of one provider (its package's render.FACTS)."""
+    facts = getattr(providers.part(provider, "render"), "FACTS", None)
+    if not isinstance(facts, CloudFacts) or facts.name != provider:
+        raise TypeError(f"archform/providers/{provider}/render must define FACTS: CloudFacts")
     return facts

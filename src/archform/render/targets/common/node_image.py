@@ -90,7 +90,7 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, object]]:
         # it from NVIDIA's libnvidia-container repository (spec/data/containers.yaml).
         ("image_container_toolkit", image.ships["container_toolkit"] or ""),
         ("container_toolkit_repo", _repo("libnvidia-container", image.codename)),
-        ("image_nccl_conf_kept", provider == "azure" and image.has("nccl")),
+        ("image_nccl_conf_kept", cloud(provider).keeps_image_nccl_conf and image.has("nccl")),
         ("fabric_stack_source", fabric_kind),
         ("fabric_tcpxo_repo", _repo("gpudirect-tcpxo", image.codename) if tcpxo else None),
         (

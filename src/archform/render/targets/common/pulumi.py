@@ -54,41 +54,33 @@ def applies(doc: Document, provider: str) -> bool:
 
 
 SettingsOf = Callable[[TrainingCluster], tuple[Settings, list[ConfigKey], list[str]]]
+# Settings that need the other documents of the set (name of the document, the set).
+SetSettingsOf = Callable[[str, BlueprintSet], Settings]
+# The provider config keys the README tells the user to set, from settings.py's values.
+ProviderConfigOf = Callable[[Settings], list["ProviderConfig"]]
 
 
-def make_target(provider: str, settings: SettingsOf, modules: list[str]) -> Target:
+def make_target(
+    provider: str,
+    settings: SettingsOf,
+    modules: list[str],
+    provider_config: ProviderConfigOf,
+    set_settings: SetSettingsOf | None = None,
+) -> Target:
     """The Target for one provider: applies to its TrainingClusters, renders pulumi/."""
 
     def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
         cluster = doc.model
         assert isinstance(cluster, TrainingCluster)
         values, config, notes = settings(cluster)
-        if provider == "aws":
-            values["REGISTRY_WRITER_ROLES"] = registry_writer_roles(doc.name, blueprints)
+        if set_settings is not None:
+            values.update(set_settings(doc.name, blueprints))
         rel = cluster.extensions.pulumi
         team = pulumi_package(doc.file, rel) if rel else []
-        return project_files(provider, cluster, values, config, modules, notes, team)
+        keys = provider_config(values)
+        return project_files(provider, cluster, values, config, modules, notes, keys, team)
 
     return Target(name=f"pulumi-{provider}", applies=lambda d: applies(d, provider), render=_render)
-
-
-def registry_writer_roles(training: str, blueprints: BlueprintSet) -> list[str]:
-    """Names of the S3 model-registry writer roles of the Platforms this cluster trains for.
-
-    The Platform target names the role `<training>-registry-writer`; its trust policy names
-    the account, so the nodes' role also needs an identity policy allowing sts:AssumeRole.
-    """
-    from archform.spec import Platform
-
-    return sorted(
-        {
-            f"{d.model.training}-registry-writer"
-            for d in blueprints.documents
-            if isinstance(d.model, Platform)
-            and d.model.training == training
-            and d.model.registry.provider == "aws"
-        }
-    )
 
 
 def round_up(value: float, step: int) -> int:
@@ -192,20 +184,6 @@ def _settings_py(settings: Settings) -> list[SettingRow]:
     return rows
 
 
-def _provider_config(provider: str, settings: Settings) -> list[ProviderConfig]:
-    """Provider config keys the README tells the user to set (value None: user supplies it)."""
-    region = str(settings["REGION"])
-    if provider == "aws":
-        return [ProviderConfig("aws:region", region)]
-    if provider == "gcp":
-        return [
-            ProviderConfig("gcp:project", None),
-            ProviderConfig("gcp:region", region),
-            ProviderConfig("gcp:zone", str(settings["ZONE"])),
-        ]
-    return [ProviderConfig("azure-native:location", region)]
-
-
 def module_source(provider: str, module: str, context: ProjectContext) -> str:
     """A program module's text: shipped code copied verbatim, else its template rendered.
 
@@ -223,6 +201,7 @@ def project_files(
     config: list[ConfigKey],
     modules: list[str],
     notes: list[str],
+    provider_config: list[ProviderConfig],
     extensions: list[ExtensionFile] | None = None,
 ) -> list[GeneratedFile]:
     """Render a whole project: Pulumi.yaml, settings.py, program modules, requirements, README.
@@ -251,7 +230,7 @@ def project_files(
         sdk_version=version,
         modules=modules,
         notes=notes,
-        provider_config=_provider_config(provider, settings),
+        provider_config=provider_config,
     )
     files = [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/common/Pulumi.yaml.j2", context)),

@@ -38,7 +38,7 @@ from archform.spec.release import Release
 
 # Versions the generated requirements.txt pins: the SDKs archform's tests run the programs
 # with (under mocks), so what was checked is what runs.
-# The cloud's own SDK pin comes from its facts (targets/<cloud>/facts.py).
+# The cloud's own SDK pin comes from its facts (providers/<name>/render/facts.py).
 SDK_PINS = {
     "pulumi": "3.272.0",
     "pulumi-kubernetes": "4.34.2",

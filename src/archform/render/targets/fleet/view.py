@@ -12,6 +12,7 @@ import re
 
 from archform.estimate.inference import KNEE_CONCURRENCY, capacity, weights_gib
 from archform.render.targets.common.clouds import cloud
+from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import (
     AddonsView,
     AddonView,
@@ -40,6 +41,7 @@ from archform.spec.engines import engine
 from archform.spec.errors import UsageError
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.networks import fleet_networks
+from archform.spec.provider import spec_of
 from archform.spec.release import Release, pointer_uri, split_source
 from archform.spec.rollout import headroom_nodes
 
@@ -117,7 +119,7 @@ def spot_shapes(catalog: Catalog, base: InstanceInfo | None, provider: str) -> l
     (https://docs.aws.amazon.com/eks/latest/userguide/managed-node-groups.html, "Spot");
     a GKE node pool or an AKS agent pool has one machine type, so only AWS gets shapes here.
     """
-    if base is None or provider != "aws" or base.gpu_model is None:
+    if base is None or not fleet_of(provider).spot_shapes or base.gpu_model is None:
         return []
     gpu = catalog.gpu(base.gpu_model)
     out = []
@@ -217,11 +219,7 @@ def replica_bucket(fleet: InferenceFleet, region: str) -> str:
     # Bucket and storage-account names are global across all customers: a stable hash of
     # fleet and region makes a clash with someone else's bucket unlikely.
     digest = hashlib.sha256(f"{fleet.name}/{region}".encode()).hexdigest()[:6]
-    if fleet.placement.provider == "azure":
-        # 8 of the fleet + 10 of the region + the hash: 3-24 lowercase letters and digits.
-        name, where = (re.sub(r"[^a-z0-9]", "", x) for x in (fleet.name, region))
-        return f"{name[:8]}{where[:10]}{digest}"
-    return f"{fleet.name[:30]}-{region}-{digest}"
+    return fleet_of(fleet.placement.provider).replica_bucket(fleet.name, region, digest)
 
 
 def _bucket_of(uri: str) -> str:
@@ -296,19 +294,18 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
     weights = weights_gib(fleet.model.params, fleet.model.precision)
     cache_gib = math.ceil(weights * 1.2) + 2
     pod_ephemeral = cache_gib + POD_SCRATCH_GIB
-    # The stage Job (system pool) needs a scratch copy of the weights on Azure only.
-    stage_scratch = cache_gib + 1 if fleet.placement.provider == "azure" else 1
+    # The stage Job (system pool) needs a scratch copy of the weights where it copies
+    # through its own disk.
+    parts = fleet_of(fleet.placement.provider)
+    stage_scratch = cache_gib + 1 if parts.stage_scratch_copy else 1
     regions = []
     nets = fleet_networks(fleet)
     for i, region in enumerate(fleet.placement.all_regions):
         net = nets.regions[i]
         uri = replica_uri(fleet, region, served)
         key = re.sub(r"[^a-z0-9]", "", region)
-        # GKE Workload Identity principals name namespace/service account across every
-        # cluster of the project ("identity sameness",
-        # https://cloud.google.com/kubernetes-engine/docs/concepts/workload-identity), so
-        # per-region access needs per-region service-account names there.
-        suffix = f"-{key}" if fleet.placement.provider == "gcp" else ""
+        # Workload identities that span a project need per-region service-account names.
+        suffix = f"-{key}" if parts.per_region_identity else ""
         regions.append(
             RegionView(
                 name=region,
@@ -337,10 +334,11 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
     autoscaling = fleet.autoscaling
     provider = fleet.placement.provider
     nvme_gib = gpu_info.local_nvme_gib if gpu_info else 0.0
-    nvme_bytes_gib = nvme_gib * GIB_PER_GB if provider == "aws" else nvme_gib
+    unit = spec_of(provider).nvme_unit_bytes
+    nvme_bytes_gib = nvme_gib * (unit / 2**30) if unit != 2**30 else nvme_gib
     # EKS (AL2023 nodeadm) puts kubelet and containerd on a RAID0 of the instance store when
     # asked; the cache moves there when it holds every pod's ephemeral storage and the images.
-    on_nvme = provider == "aws" and nvme_bytes_gib >= node_disk_gib(
+    on_nvme = parts.kubelet_on_nvme and nvme_bytes_gib >= node_disk_gib(
         replicas_per_node, pod_ephemeral
     )
     gpu_label = cloud(provider).autoscaler_gpu_label
@@ -406,7 +404,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
         gpu_instance=fleet.gpu_pool.instance_type,
         gpu_model=gpu.model if gpu else "unknown",
         gpus_per_node=per_node,
-        accelerator=gke_accelerator(fleet) if fleet.placement.provider == "gcp" else None,
+        accelerator=gke_accelerator(fleet) if parts.accelerator_label else None,
         pod_cpu=max(1, int(vcpus * share * 0.8)),
         pod_memory_gib=max(4, int(mem * share * 0.8)),
         system_pool=SystemPoolView(

@@ -13,6 +13,7 @@ from importlib import resources
 from typing import Any
 
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import FleetView
 from archform.spec.engines import engine
 from archform.spec.engines.record import Engine
@@ -39,13 +40,13 @@ def checkov_skips(v: FleetView) -> list[str]:
 
 
 def checks_front_door(v: FleetView) -> bool:
-    """Front Door is the entry point: the server checks its X-Azure-FDID header.
+    """The global entry stamps an origin header the server checks (Front Door).
 
     Only where the engine can load the check as a middleware module (its record's
     `middleware_arg`).
     """
     hook = engine(v.server.kind).middleware_arg
-    return v.provider == "azure" and v.edge.public and hook is not None
+    return fleet_of(v.provider).origin_header_check and v.edge.public and hook is not None
 
 
 def front_door_id_config(v: FleetView) -> str:

@@ -28,13 +28,13 @@ from archform.render.targets.kubernetes.common import (
     digest_skip,
 )
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import FleetView, RegionView
 from archform.render.targets.kubernetes.server import engine_of, metrics_port, pre_stop, server_args
 from archform.render.targets.kubernetes.traffic import (
     dns_label,
     edge_names,
     gateway_address,
-    gcp_global,
     scaled_object,
     service,
 )
@@ -73,15 +73,8 @@ def deployment(v: FleetView, region: RegionView) -> dict[str, Any]:
     if scrape != s.port:
         ports.append({"name": "metrics", "containerPort": scrape, "protocol": "TCP"})
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    if v.provider == "azure" and v.spot:
-        tolerations.append(
-            {
-                "key": "kubernetes.azure.com/scalesetpriority",
-                "operator": "Equal",
-                "value": "spot",
-                "effect": "NoSchedule",
-            }
-        )
+    if v.spot:
+        tolerations += [dict(t) for t in fleet_of(v.provider).spot_tolerations]
     shm = "20Gi" if s.tp > 1 else "8Gi"
     # The weights cache is an emptyDir: its bytes count against the pod's ephemeral-storage
     # (https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/
@@ -278,8 +271,7 @@ def region_objects(v: FleetView, region: RegionView) -> list[dict[str, Any]]:
         },
         scaled_object(v),
     ]
-    if v.provider == "gcp" and v.global_lb:
-        objs += gcp_global(v, config_cluster=region.index == 0)
+    objs += fleet_of(v.provider).region_objects(v, region)
     return objs
 
 

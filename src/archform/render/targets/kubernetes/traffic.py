@@ -7,11 +7,9 @@ from typing import Any
 
 from archform.render.targets.kubernetes.common import PROMETHEUS
 from archform.render.targets.kubernetes.common import meta as _meta
+from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import FleetView
 from archform.spec.engines import engine
-
-# TLS 1.3 and 1.2 only, forward secrecy (the ELB policy AWS recommends for new listeners).
-TLS_POLICY_AWS = "ELBSecurityPolicy-TLS13-1-2-2021-06"
 
 
 def edge_names(v: FleetView) -> dict[str, str]:
@@ -22,50 +20,11 @@ def edge_names(v: FleetView) -> dict[str, str]:
 def service(v: FleetView) -> dict[str, Any]:
     """The Service in front of the servers (how it is exposed depends on the entry point)."""
     name = v.name
-    provider, public = v.provider, v.global_lb
-    annotations: dict[str, str] = {}
-    kind = "LoadBalancer"
-    ready = v.edge.health_path
-    if provider == "aws":
-        aws = "service.beta.kubernetes.io/aws-load-balancer-"
-        annotations[aws + "type"] = "nlb"
-        # Internal even behind Global Accelerator, which reaches NLBs in private subnets of a
-        # VPC with an internet gateway (https://docs.aws.amazon.com/global-accelerator/latest/
-        # dg/about-endpoints.sipp-caveats.html), so the regions are not reachable directly.
-        annotations[aws + "internal"] = "true"
-        # Global Accelerator uses the NLB's target-group health for NLB endpoints: check the
-        # model endpoint over HTTP there (https://cloud-provider-aws.sigs.k8s.io/
-        # service_controller/), not just that the port is open.
-        annotations[aws + "healthcheck-protocol"] = "http"
-        annotations[aws + "healthcheck-path"] = ready
-        annotations[aws + "healthcheck-port"] = "traffic-port"
-        if v.edge.tls:
-            # Global Accelerator is a layer-4 proxy: TLS ends at the NLB's TLS listener, with
-            # the ACM certificate the program issues for edge.domain (its ARN is added as
-            # aws-load-balancer-ssl-cert at deploy time) and a TLS 1.2+ policy
-            # (https://cloud-provider-aws.sigs.k8s.io/service_controller/, "ssl-cert",
-            # "ssl-ports", "ssl-negotiation-policy"; ELB security policies:
-            # https://docs.aws.amazon.com/elasticloadbalancing/latest/network/describe-ssl-policies.html).
-            annotations[aws + "ssl-ports"] = "https"
-            annotations[aws + "ssl-negotiation-policy"] = TLS_POLICY_AWS
-    elif provider == "azure":
-        az = "service.beta.kubernetes.io/azure-"
-        annotations[az + "load-balancer-health-probe-protocol"] = "http"
-        annotations[az + "load-balancer-health-probe-request-path"] = ready
-        if public:
-            annotations[az + "dns-label-name"] = dns_label(v)
-            # Origin lock at the network: the load balancer's NSG admits only Front Door's
-            # backend ranges (https://cloud-provider-azure.sigs.k8s.io/topics/loadbalancer/).
-            annotations[az + "allowed-service-tags"] = "AzureFrontDoor.Backend"
-        else:
-            annotations[az + "load-balancer-internal"] = "true"
-    elif public:
-        kind = "ClusterIP"  # exported to the multi-cluster Gateway
-    else:
-        annotations["networking.gke.io/load-balancer-type"] = "Internal"
-    # On AWS the NLB listener terminates TLS on the HTTPS port; elsewhere TLS ends at the
-    # global entry point (Front Door, the Gateway), which reaches the Service on the server port.
-    tls_here = provider == "aws" and v.edge.tls
+    provider = v.provider
+    kind, annotations = fleet_of(provider).service_exposure(v)
+    # Where the regional load balancer terminates TLS it listens on the HTTPS port; elsewhere
+    # TLS ends at the global entry point, which reaches the Service on the server port.
+    tls_here = fleet_of(provider).tls_at_service and v.edge.tls
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -187,104 +146,3 @@ def _num(x: float) -> str:
 def gateway_address(v: FleetView) -> str:
     """Name of the reserved global IP the multi-cluster Gateway uses (GCP)."""
     return f"{v.name}-gateway"
-
-
-def gcp_global(v: FleetView, config_cluster: bool) -> list[dict[str, Any]]:
-    """ServiceExport per region; Gateway, HTTPRoute and policies in the config cluster."""
-    name = v.name
-    labels = {"app.kubernetes.io/name": name}
-    objs: list[dict[str, Any]] = [
-        {
-            "apiVersion": "net.gke.io/v1",
-            "kind": "ServiceExport",
-            "metadata": _meta(name, name, labels),
-        }
-    ]
-    if not config_cluster:
-        return objs
-    backend = {"group": "net.gke.io", "kind": "ServiceImport", "name": name}
-    gateway_ref = {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": name}
-    names = edge_names(v)
-    tls = v.edge.tls
-    # HTTPS only: the listener serves the Google-managed certificate of edge.domain from the
-    # Certificate Manager map the program creates (annotation networking.gke.io/certmap,
-    # https://cloud.google.com/kubernetes-engine/docs/how-to/secure-gateway), no port 80.
-    listener = (
-        {"name": "https", "protocol": "HTTPS", "port": v.edge.port}
-        if tls
-        else {"name": "http", "protocol": "HTTP", "port": 80}
-    )
-    objs += [
-        {
-            "apiVersion": "gateway.networking.k8s.io/v1",
-            "kind": "Gateway",
-            "metadata": _meta(
-                name, name, labels, {"networking.gke.io/certmap": names["certmap"]} if tls else None
-            ),
-            "spec": {
-                "gatewayClassName": "gke-l7-global-external-managed-mc",
-                "addresses": [{"type": "NamedAddress", "value": gateway_address(v)}],
-                "listeners": [{**listener, "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}]}}],
-            },
-        },
-        *(
-            [
-                {
-                    # TLS 1.2 or later at the load balancer: the Compute SSL policy the
-                    # program creates (GCPGatewayPolicy sslPolicy,
-                    # https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
-                    "apiVersion": "networking.gke.io/v1",
-                    "kind": "GCPGatewayPolicy",
-                    "metadata": _meta(name, name, labels),
-                    "spec": {
-                        "default": {"sslPolicy": names["ssl_policy"]},
-                        "targetRef": gateway_ref,
-                    },
-                }
-            ]
-            if tls
-            else []
-        ),
-        {
-            "apiVersion": "gateway.networking.k8s.io/v1",
-            "kind": "HTTPRoute",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "parentRefs": [{"kind": "Gateway", "name": name}],
-                "rules": [{"backendRefs": [{**backend, "port": v.server.port}]}],
-            },
-        },
-        {
-            # The global external Application LB times backend requests out after 30 s by
-            # default; a generation may run longer
-            # (https://cloud.google.com/kubernetes-engine/docs/how-to/configure-gateway-resources).
-            "apiVersion": "networking.gke.io/v1",
-            "kind": "GCPBackendPolicy",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "default": {
-                    "timeoutSec": v.serving.request_timeout_s,
-                    "connectionDraining": {"drainingTimeoutSec": v.serving.drain_s},
-                },
-                "targetRef": backend,
-            },
-        },
-        {
-            "apiVersion": "networking.gke.io/v1",
-            "kind": "HealthCheckPolicy",
-            "metadata": _meta(name, name, labels),
-            "spec": {
-                "default": {
-                    "config": {
-                        "type": "HTTP",
-                        "httpHealthCheck": {
-                            "port": v.server.port,
-                            "requestPath": v.edge.health_path,
-                        },
-                    }
-                },
-                "targetRef": backend,
-            },
-        },
-    ]
-    return objs

@@ -19,11 +19,11 @@ scripts run in the clouds' own CLI images.
 
 from __future__ import annotations
 
-from shlex import quote as q
 from typing import Any
 
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.kubernetes.common import SAFE_TO_EVICT, digest_skip
+from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import FleetView, RegionView
 from archform.spec.container_images import pinned
 
@@ -56,7 +56,7 @@ _CHECK = (
 
 
 def fetch_image(provider: str) -> str:
-    """In-region weight copy: the cloud's own CLI image, pinned (targets/<cloud>/facts.py).
+    """In-region weight copy: the cloud's own CLI image, pinned (providers/<name>/render/facts.py).
 
     With its registry digest where archform's image table has one.
     """
@@ -65,35 +65,9 @@ def fetch_image(provider: str) -> str:
     return pinned(image)
 
 
-def _azure_parts(uri: str) -> tuple[str, str, str]:
-    """(account, container, prefix with trailing slash) of a blob folder URL."""
-    account, _, rest = uri.removeprefix("https://").partition(".blob.core.windows.net/")
-    container, _, prefix = rest.partition("/")
-    return account, container, prefix
-
-
-def _azure_download(uri: str, dest: str) -> str:
-    account, container, prefix = _azure_parts(uri)
-    return (
-        f"rm -rf {dest}.staging {dest} && "
-        f"az storage blob download-batch --auth-mode login --account-name {q(account)} "
-        f"--source {q(container)} --pattern {q(prefix + '*')} --destination {dest}.staging "
-        "--max-connections 16 --output none && "
-        # A rename, not a copy: the volume holds one copy of the weights.
-        f"mv {q(dest + '.staging/' + prefix.rstrip('/'))} {dest}\n"
-    )
-
-
 def fetch_script(provider: str, uri: str) -> str:
     """The init container: download the in-region copy, then verify every file."""
-    if provider == "aws":
-        get = f"aws s3 sync --only-show-errors {q(uri)} /models/weights\n"
-    elif provider == "gcp":
-        get = f"gcloud storage rsync --recursive {q(uri)} /models/weights\n"
-    else:
-        # `az login --identity` uses the node pool's kubelet identity, the only identity AKS
-        # assigns to the node VM scale set when no add-on identities are enabled (as here).
-        get = "az login --identity --output none\n" + _azure_download(uri, "/models/weights")
+    get = fleet_of(provider).fetch_command(uri)
     return (
         _CHECK + get + "check /models/weights\n"
         f"(cd /models/weights && sha256sum -c {SUMS}) >/models/sha256-check.txt || "
@@ -109,54 +83,7 @@ def stage_script(provider: str, source: str, dest: str, regions: tuple[str, str]
     need both (`aws s3 sync --source-region`).
     """
     copy = source != dest
-    if provider == "aws":
-        head = (
-            f"aws s3 cp --only-show-errors {q(source + SUMS)} /stage/{SUMS}\n"
-            f"aws s3 cp --only-show-errors {q(source + MANIFEST)} /stage/{MANIFEST}\n"
-        )
-        body = (
-            f"aws s3 sync --only-show-errors --exclude {SUMS} --exclude {MANIFEST} "
-            f"--source-region {q(regions[0])} --region {q(regions[1])} {q(source)} {q(dest)}\n"
-            f"aws s3 cp --only-show-errors /stage/{SUMS} {q(dest + SUMS)}\n"
-            f"aws s3 cp --only-show-errors /stage/{MANIFEST} {q(dest + MANIFEST)}\n"
-        )
-    elif provider == "gcp":
-        head = (
-            f"gcloud storage cp {q(source + SUMS)} /stage/{SUMS}\n"
-            f"gcloud storage cp {q(source + MANIFEST)} /stage/{MANIFEST}\n"
-        )
-        body = (
-            "gcloud storage rsync --recursive "
-            f"--exclude={q('(^|/)(' + SUMS + '|manifest[.]json)$')} {q(source)} {q(dest)}\n"
-            f"gcloud storage cp /stage/{SUMS} {q(dest + SUMS)}\n"
-            f"gcloud storage cp /stage/{MANIFEST} {q(dest + MANIFEST)}\n"
-        )
-    else:
-        # AKS workload identity injects these variables into pods of an annotated service
-        # account (https://learn.microsoft.com/azure/aks/workload-identity-overview).
-        login = (
-            'az login --service-principal --username "$AZURE_CLIENT_ID" '
-            '--tenant "$AZURE_TENANT_ID" '
-            '--federated-token "$(cat "$AZURE_FEDERATED_TOKEN_FILE")" --output none\n'
-        )
-        head = login + _azure_download(source, "/stage/weights")
-        head += f"cp /stage/weights/{SUMS} /stage/weights/{MANIFEST} /stage/\n"
-        account, container, prefix = _azure_parts(dest)
-        put = (
-            f"az storage blob upload --auth-mode login --overwrite --account-name {q(account)} "
-            f"--container-name {q(container)} --output none"
-        )
-        body = (
-            f"(cd /stage/weights && sha256sum -c {SUMS}) >/stage/sha256-check.txt || "
-            '{ grep -v ": OK$" /stage/sha256-check.txt >&2; exit 1; }\n'
-            f"rm /stage/weights/{SUMS} /stage/weights/{MANIFEST}\n"
-            f"az storage blob upload-batch --auth-mode login --overwrite --account-name "
-            f"{q(account)} --destination {q(container)} "
-            f"--destination-path {q(prefix.rstrip('/'))} --source /stage/weights "
-            "--max-connections 16 --output none\n"
-            f"{put} --name {q(prefix + SUMS)} --file /stage/{SUMS}\n"
-            f"{put} --name {q(prefix + MANIFEST)} --file /stage/{MANIFEST}\n"
-        )
+    head, body = fleet_of(provider).stage_commands(source, dest, regions)
     script = _CHECK + head + "check /stage\n"
     if copy:
         script += body
@@ -193,12 +120,12 @@ def stage_job(
 ) -> dict[str, Any]:
     """The Job that stages the served version in this region before the Deployment rolls."""
     provider = v.provider
-    scratch_gib = v.model.cache_gib if provider == "azure" else 1
+    parts = fleet_of(provider)
+    scratch_gib = v.model.cache_gib if parts.stage_scratch_copy else 1
     labels = dict(meta["labels"])
     labels["app.kubernetes.io/component"] = "model-stage"
     pod_labels = dict(labels)
-    if provider == "azure":
-        pod_labels["azure.workload.identity/use"] = "true"
+    pod_labels.update(parts.stage_pod_labels)
     script = stage_script(
         provider,
         region.source_uri,

@@ -27,10 +27,10 @@ from archform.render.target import Target
 from archform.render.targets.common.clouds import cloud
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
-from archform.spec.buildable import REGISTRY_PROVIDERS
 from archform.spec.checkpoints import format_for_server
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
+from archform.spec.provider import spec_of
 from archform.spec.release import RELEASE_FILE, pointer_key, split_source
 
 PULUMI = "pulumi"
@@ -45,9 +45,6 @@ ABORT_MULTIPART_DAYS = 7
 # The Kubernetes service account the fleet's serving pods run as (the fleet target names it
 # and binds it to its own per-region identity); the policy pack checks what it may reach.
 FLEET_SERVICE_ACCOUNT = "model-reader"
-SUPPORTED = REGISTRY_PROVIDERS
-# Promotion speaks the S3 API (boto3).
-PROMOTE_PROVIDERS = ("aws",)
 
 
 def applies(doc: Document) -> bool:
@@ -166,7 +163,7 @@ def promote_config(platform: Platform, fleet: InferenceFleet) -> dict[str, Any]:
 def render_platform(platform: Platform, fleet: InferenceFleet) -> list[GeneratedFile]:
     """Every file of a Platform's registry and promotion step."""
     provider = platform.registry.provider
-    assert provider in SUPPORTED, "checked by spec.buildable"
+    assert spec_of(provider).registry_scheme, "checked by spec.buildable"
     registry = cloud(provider).object_url(platform.registry.bucket, f"{fleet.model.name}/")
     assert split_source(fleet.model.source)[0] == registry, "checked by spec.loader"
     view = registry_view(platform, fleet)
@@ -180,7 +177,7 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
             f"{PULUMI}/requirements.txt", render(f"{base}/requirements.txt.j2", view)
         ),
     ]
-    if provider not in PROMOTE_PROVIDERS:
+    if spec_of(provider).promote_store is None:
         return sorted(files, key=lambda f: f.path)
     files += [
         GeneratedFile.text(

@@ -19,12 +19,13 @@ from archform.render.targets.fleet.target import SDK_PINS, fleet_data
 from archform.render.targets.fleet.view import GIB_PER_GB
 from archform.render.targets.kubernetes.objects import fleet_objects
 from archform.render.targets.kubernetes.records import FleetView
-from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT, SUPPORTED
+from archform.render.targets.platform.target import FLEET_SERVICE_ACCOUNT
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
 from archform.spec.deploy_timing import deploy_timing
 from archform.spec.models.inference import InferenceFleet
 from archform.spec.models.platform import Platform
+from archform.spec.provider import spec_of
 
 PACK = "pulumi/policy"
 # pulumi-policy the generated requirements pin: the version `archform verify` evaluates with.
@@ -167,7 +168,9 @@ SHIPPED = ("__main__.py", "policies.py")
 def _applies(doc: Document) -> bool:
     if isinstance(doc.model, InferenceFleet):
         return True
-    return isinstance(doc.model, Platform) and doc.model.registry.provider in SUPPORTED
+    if not isinstance(doc.model, Platform):
+        return False
+    return spec_of(doc.model.registry.provider).registry_scheme is not None
 
 
 def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:

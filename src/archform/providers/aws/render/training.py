@@ -11,6 +11,7 @@ from archform.render.targets.common.node_image import (
 )
 from archform.render.targets.common.pulumi import (
     ConfigKey,
+    ProviderConfig,
     Settings,
     base_settings,
     carve,
@@ -20,6 +21,7 @@ from archform.render.targets.common.pulumi import (
     round_up,
     zone_of,
 )
+from archform.spec import BlueprintSet, Platform
 from archform.spec.catalog import load_catalog
 from archform.spec.models.training import NodeGroup, TrainingCluster
 
@@ -244,4 +246,25 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     return values, config, notes
 
 
-TARGET = make_target("aws", settings, MODULES)
+def registry_writer_roles(training: str, blueprints: BlueprintSet) -> Settings:
+    """REGISTRY_WRITER_ROLES: the S3 registry writer roles of the Platforms it trains for.
+
+    The Platform target names the role `<training>-registry-writer`; its trust policy names
+    the account, so the nodes' role also needs an identity policy allowing sts:AssumeRole.
+    """
+    roles = {
+        f"{d.model.training}-registry-writer"
+        for d in blueprints.documents
+        if isinstance(d.model, Platform)
+        and d.model.training == training
+        and d.model.registry.provider == "aws"
+    }
+    return {"REGISTRY_WRITER_ROLES": sorted(roles)}
+
+
+def provider_config(settings: Settings) -> list[ProviderConfig]:
+    """The region the aws provider deploys to."""
+    return [ProviderConfig("aws:region", str(settings["REGION"]))]
+
+
+TARGET = make_target("aws", settings, MODULES, provider_config, registry_writer_roles)

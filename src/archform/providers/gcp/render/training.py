@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from archform.providers.gcp.spec import gcp_training, gpu_network
 from archform.render.targets.common.node_image import cluster_image, image_reference
 from archform.render.targets.common.pulumi import (
     ConfigKey,
+    ProviderConfig,
     Settings,
     base_settings,
     cluster_tags,
@@ -28,7 +30,7 @@ from archform.render.targets.common.training_view import training_view
 from archform.spec.catalog import load_catalog
 from archform.spec.filestore import filestore, provisioned_gib
 from archform.spec.models.training import Network, Storage, TrainingCluster
-from archform.spec.networks import gcp_training, gpu_network, split
+from archform.spec.networks import split
 
 HEAD_MACHINE_TYPE = "n2-standard-8"
 MODULES = ["__main__.py", "network.py", "compute.py", "storage.py"]
@@ -228,4 +230,13 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     return values, config, notes
 
 
-TARGET = make_target("gcp", settings, MODULES)
+def provider_config(settings: Settings) -> list[ProviderConfig]:
+    """The project (the user's), region and zone the gcp provider deploys to."""
+    return [
+        ProviderConfig("gcp:project", None),
+        ProviderConfig("gcp:region", str(settings["REGION"])),
+        ProviderConfig("gcp:zone", str(settings["ZONE"])),
+    ]
+
+
+TARGET = make_target("gcp", settings, MODULES, provider_config)

@@ -26,4 +26,9 @@ FACTS = CloudFacts(
     # tokens (https://learn.microsoft.com/azure/virtual-machines/instance-metadata-service);
     # workload identity tokens come from Entra ID over HTTPS.
     identity_endpoints=(("169.254.169.254/32", 80),),
+    # The Azure HPC images ship an /etc/nccl.conf tuned for their InfiniBand topology; the
+    # nccl role adds archform's lines to it instead of replacing it.
+    keeps_image_nccl_conf=True,
+    # The HPC images ship NCCL topology files for the ND-series VMs (catalog nccl_topo_file).
+    nccl_topo_files=True,
 )

@@ -24,4 +24,7 @@ FACTS = CloudFacts(
     # policy, 169.254.169.252:988
     # (https://cloud.google.com/kubernetes-engine/docs/how-to/workload-identity, "Network policy").
     identity_endpoints=(("169.254.169.254/32", 80), ("169.254.169.252/32", 988)),
+    # The NCCL RoCE plugin (gIB) the RoCE GPU images ship under /usr/local/gib: its
+    # environment script and library folder.
+    roce_nccl_profile=("/usr/local/gib/scripts/set_nccl_env.sh", "/usr/local/gib/lib64"),
 )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from archform.render.targets.common.node_image import cluster_image, image_reference
 from archform.render.targets.common.pulumi import (
     ConfigKey,
+    ProviderConfig,
     Settings,
     base_settings,
     carve,
@@ -187,4 +188,9 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     return values, config, notes
 
 
-TARGET = make_target("azure", settings, MODULES)
+def provider_config(settings: Settings) -> list[ProviderConfig]:
+    """The location the azure-native provider deploys to."""
+    return [ProviderConfig("azure-native:location", str(settings["REGION"]))]
+
+
+TARGET = make_target("azure", settings, MODULES, provider_config)

@@ -1,1 +1,0 @@
-"""On-prem: no Pulumi target (the ansible target alone); the facts the shared targets read."""
