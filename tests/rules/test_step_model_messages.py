@@ -180,3 +180,46 @@ def test_net008_numbers_are_the_estimates_exposed_sync_and_compute(tmp_path: Pat
     assert est["ib"]["step"]["data_parallel_exposed_s"] / est["ib"]["step"]["compute_s"] <= 0.30
     proc = support.run_cli(["lint", str(ib), "--format", "json", "--select", "NET008"])
     assert json.loads(proc.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("framework", "stage", "source"),
+    [
+        ("deepspeed", 0, "https://www.deepspeed.ai/docs/config-json/"),
+        ("nemo", 1, "use_distributed_optimizer=True"),
+    ],
+)
+def test_trn010_warns_at_the_frameworks_default_with_the_estimates_memory(
+    tmp_path: Path, framework: str, stage: int, source: str
+) -> None:
+    body = (
+        "placement: {provider: onprem, region: lab}\n"
+        "compute: {nodes: 16, gpu: {model: H100, per_node: 8}}\n"
+        "fabric: {kind: infiniband, gbps_per_node: 3200}\n"
+        f"training: {{framework: {framework}, model_params: 70e9}}\n"
+    )
+    path = _write(tmp_path, framework, body)
+    [est] = _estimate(path).values()
+    mem = est["memory_per_gpu"]
+    assert not mem["fits"] and not est["runs"] and mem["zero_stage"] == stage
+    proc = support.run_cli(["lint", str(path), "--format", "json"])
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "TRN010"]
+    assert finding["severity"] == "warning"
+    message = finding["message"]
+    assert message.startswith(
+        f"zero_stage is not written; at {framework}'s default (stage {stage}, "
+    )
+    assert source in message
+    assert f"the state is {mem['total_gb']:,.1f} GB per GPU of {mem['gpu_gb']:,.1f} GB" in message
+    # Written, the same overflow is an error (the rule's design); sharded, both are silent.
+    zero = _write(
+        tmp_path, "zero", body.replace("model_params", f"zero_stage: {stage}, model_params")
+    )
+    proc = support.run_cli(["lint", str(zero), "--format", "json"])
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "TRN010"]
+    assert finding["severity"] == "error"
+    three = _write(tmp_path, "three", body.replace("model_params", "zero_stage: 3, model_params"))
+    [est3] = _estimate(three).values()
+    assert est3["runs"] and est3["memory_per_gpu"]["fits"]
+    proc = support.run_cli(["lint", str(three), "--format", "json"])
+    assert [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "TRN010"] == []
