@@ -20,7 +20,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from archform.estimate import nccl  # noqa: E402
 
-RING_ONLY_EFFICIENCY = 0.92  # archform.estimate.allreduce.BUS_EFFICIENCY
+# The ring-only model archform used before archform.estimate.nccl (NDR "46-48 GB/s per NIC"
+# of 50 GB/s line rate, NVIDIA/nccl-tests#290): kept as the comparison baseline.
+RING_ONLY_EFFICIENCY = 0.92
 
 
 def previous(point: nccl.BusbwPoint) -> float:

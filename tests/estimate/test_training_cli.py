@@ -207,3 +207,63 @@ def test_llama3_405b_blueprint_estimate_is_within_20_percent_of_the_report(tmp_p
     [e] = _json(str(path))
     assert e["parallelism"]["data_parallel"] == 128
     assert 0.41 * 0.8 <= e["mfu"] <= 0.41 * 1.2
+
+
+def test_every_bundled_training_cluster_fits_and_lint_agrees() -> None:
+    # Every TrainingCluster and Platform training cluster of blueprints/ (one process each).
+    out = [
+        e
+        for e in _json(*map(str, sorted(support.BLUEPRINTS.glob("*.yaml"))))
+        if e.get("kind") == "TrainingCluster" and e.get("estimate", True) is not None
+    ]
+    assert {"azure-ndv5-train", "gcp-a3mega-train", "aws-p5-train"} <= {e["name"] for e in out}
+    for e in out:
+        assert e["memory_per_gpu"]["fits"], e["name"]
+        assert e["runs"] and e["cannot_run"] is None, e["name"]
+    lint = support.run_cli(["lint", str(support.BLUEPRINTS), "--format", "json"])
+    assert lint.returncode in (0, 1), lint.stderr
+    assert [f for f in json.loads(lint.stdout)["findings"] if f["rule"] == "TRN010"] == []
+
+
+def test_bundled_gcp_blueprint_runs_nemos_llama3_70b_recipe_layout() -> None:
+    # NeMo's llama3_70b pre-training recipe (nemo/collections/llm/recipes/llama3_70b.py):
+    # TP 4, PP 4, VP 5, CP 2, 8,192-token sequences, global batch 512 x 8,192 tokens.
+    [e] = _json(str(support.BLUEPRINTS / "gcp-a3-mega-tcpxo.yaml"))
+    p = e["parallelism"]
+    assert (p["tensor_parallel"], p["pipeline_parallel"], p["virtual_pipeline_stages"]) == (4, 4, 5)
+    assert (p["context_parallel"], p["sequence_length"]) == (2, 8192)
+    assert p["global_batch_tokens"] == 512 * 8192
+    assert p["data_parallel"] == 128 // (4 * 4 * 2)
+    # NeMo's distributed optimizer (ZeRO-1) over DP 4: (4 + 12 / 4) x 70e9 / 16 = 30.6 GB.
+    assert e["memory_per_gpu"]["model_states_gb"] == pytest.approx(7 * 70 / 16, abs=0.01)
+
+
+def test_a_state_that_does_not_fit_cannot_run_in_text_and_json(tmp_path: Path) -> None:
+    # DeepSpeed's default, ZeRO stage 0: 16 bytes x 70e9 on every GPU (ZeRO paper s3.1).
+    path = _work(
+        tmp_path,
+        "ds0",
+        "{nodes: 16, gpu: {model: H100, per_node: 8}}",
+        "{kind: infiniband, gbps_per_node: 3200}",
+        "{framework: deepspeed, model_params: 70e9, token_budget: 1e12}",
+    )
+    [e] = _json(str(path))
+    assert e["runs"] is False and not e["memory_per_gpu"]["fits"]
+    assert e["memory_per_gpu"]["model_states_gb"] == pytest.approx(16 * 70, abs=0.01)
+    total, gpu = e["memory_per_gpu"]["total_gb"], e["memory_per_gpu"]["gpu_gb"]
+    assert f"needs {total:,.1f} GB per GPU of {gpu:,.1f} GB (ZeRO stage 0" in e["cannot_run"]
+    text = support.run_cli(["estimate", str(path)]).stdout
+    assert "CANNOT RUN" in text and "CUDA out of memory" in text
+    (throughput,) = [line for line in text.splitlines() if line.startswith("  throughput")]
+    assert "not reachable as declared" in throughput
+    (budget,) = [line for line in text.splitlines() if line.startswith("  token budget")]
+    assert "cannot run as declared" in budget
+    # With the stage that shards it all, the same cluster runs and the throughput stands.
+    fits = _work(
+        tmp_path,
+        "ds3",
+        "{nodes: 16, gpu: {model: H100, per_node: 8}}",
+        "{kind: infiniband, gbps_per_node: 3200}",
+        "{framework: deepspeed, zero_stage: 3, model_params: 70e9}",
+    )
+    assert "CANNOT RUN" not in support.run_cli(["estimate", str(fits)]).stdout

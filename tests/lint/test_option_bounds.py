@@ -16,8 +16,12 @@ from support import BLUEPRINTS, run_cli
 @pytest.mark.parametrize(
     ("table", "line", "expected"),
     [
-        ("NET008", "mfu = 0.0", "rules.NET008.mfu: Input should be greater than 0"),
-        ("NET008", "bus_efficiency = 0.0", "rules.NET008.bus_efficiency: Input should be greater"),
+        (
+            "NET008",
+            "exposed_fraction_threshold = 0.0",
+            "rules.NET008.exposed_fraction_threshold: Input should be greater than 0",
+        ),
+        ("NET008", "mfu = 0.4", "rules.NET008.mfu: Extra inputs are not permitted"),
         ("INF009", "knee_tokens_per_gpu = 0.0", "rules.INF009.knee_tokens_per_gpu: Input should"),
         ("INF009", "single_tokens_per_gpu = -1.0", "rules.INF009.single_tokens_per_gpu: Input"),
         ("NET001", "min_gbps = true", "rules.NET001.min_gbps: Input should be a valid integer"),

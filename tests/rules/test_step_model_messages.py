@@ -1,4 +1,5 @@
-"""NET001, NET002 and TRN002 state the figures `archform estimate` gives for the same blueprint.
+"""NET001, NET002, NET008 and TRN002 state the figures `archform estimate` gives for the same
+blueprint.
 
 The expectation is read from `archform estimate --format json` run as a separate process on
 the blueprint and on the blueprint with the fabric the finding compares against; the finding
@@ -144,3 +145,81 @@ def test_without_a_model_the_assumed_one_is_named_and_its_numbers_used(
     assert "no training.model_params declared: llama-3.1-70b assumed" in message
     for part in _figures(est[slow_name], est[fast_name]):
         assert part in message
+
+
+def test_net008_numbers_are_the_estimates_exposed_sync_and_compute(tmp_path: Path) -> None:
+    # The rule doc's example: 70B FSDP on 32 x 8 H100 over 200 Gbps RoCE, and the same cluster
+    # on 8 x 400 Gbps InfiniBand that the finding compares against.
+    work = "training: {framework: pytorch_fsdp, model_params: 70e9}\n"
+    nodes = (
+        "placement: {provider: onprem, region: lab}\n"
+        "compute: {nodes: 32, gpu: {model: H100, per_node: 8}}\n"
+    )
+    slow = _write(tmp_path, "slow", nodes + "fabric: {kind: roce, gbps_per_node: 200}\n" + work)
+    ib = _write(tmp_path, "ib", nodes + "fabric: {kind: infiniband, gbps_per_node: 3200}\n" + work)
+    est = _estimate(slow, ib)
+    step = est["slow"]["step"]
+    exposed, compute = step["data_parallel_exposed_s"], step["compute_s"]
+    message = _message(slow, "NET008")
+    assert (
+        f"estimated exposed data-parallel sync {exposed:.2f} s per step is "
+        f"{exposed / compute:.0%} of the {compute:.2f} s compute" in message
+    )
+    assert f"gives {step['data_parallel_busbw_gbytes']:g} GB/s busbw" in message
+    assert f"({step['data_parallel_sync_s']:.2f} s of sync)" in message
+    # FSDP (ZeRO stage 3): reduce-scatter, then two all-gathers of the parameters.
+    for c in step["data_parallel_collectives"]:
+        assert f"{c['collective']} of {c['gbytes']:,.0f} GB of {c['of']} {c['seconds']:.2f} s" in (
+            message
+        )
+    assert len(step["data_parallel_collectives"]) == 3
+    assert "on 8 x 400 Gbps InfiniBand" in message
+    for part in _figures(est["slow"], est["ib"]):
+        assert part in message
+    # The lint threshold is read against the estimate: the InfiniBand cluster stays silent.
+    assert est["ib"]["step"]["data_parallel_exposed_s"] / est["ib"]["step"]["compute_s"] <= 0.30
+    proc = support.run_cli(["lint", str(ib), "--format", "json", "--select", "NET008"])
+    assert json.loads(proc.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("framework", "stage", "source"),
+    [
+        ("deepspeed", 0, "https://www.deepspeed.ai/docs/config-json/"),
+        ("nemo", 1, "use_distributed_optimizer=True"),
+    ],
+)
+def test_trn010_warns_at_the_frameworks_default_with_the_estimates_memory(
+    tmp_path: Path, framework: str, stage: int, source: str
+) -> None:
+    body = (
+        "placement: {provider: onprem, region: lab}\n"
+        "compute: {nodes: 16, gpu: {model: H100, per_node: 8}}\n"
+        "fabric: {kind: infiniband, gbps_per_node: 3200}\n"
+        f"training: {{framework: {framework}, model_params: 70e9}}\n"
+    )
+    path = _write(tmp_path, framework, body)
+    [est] = _estimate(path).values()
+    mem = est["memory_per_gpu"]
+    assert not mem["fits"] and not est["runs"] and mem["zero_stage"] == stage
+    proc = support.run_cli(["lint", str(path), "--format", "json"])
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "TRN010"]
+    assert finding["severity"] == "warning"
+    message = finding["message"]
+    assert message.startswith(
+        f"zero_stage is not written; at {framework}'s default (stage {stage}, "
+    )
+    assert source in message
+    assert f"the state is {mem['total_gb']:,.1f} GB per GPU of {mem['gpu_gb']:,.1f} GB" in message
+    # Written, the same overflow is an error (the rule's design); sharded, both are silent.
+    zero = _write(
+        tmp_path, "zero", body.replace("model_params", f"zero_stage: {stage}, model_params")
+    )
+    proc = support.run_cli(["lint", str(zero), "--format", "json"])
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "TRN010"]
+    assert finding["severity"] == "error"
+    three = _write(tmp_path, "three", body.replace("model_params", "zero_stage: 3, model_params"))
+    [est3] = _estimate(three).values()
+    assert est3["runs"] and est3["memory_per_gpu"]["fits"]
+    proc = support.run_cli(["lint", str(three), "--format", "json"])
+    assert [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "TRN010"] == []

@@ -98,9 +98,20 @@ def training_json(cluster: Any, claimed: float | None = None) -> dict[str, Any]:
             "impossible": mfu > 1.0,
             "estimate_over_claim": round(e.tokens_per_s / claimed, 3),
         }
+    cannot_run = None
+    if e.memory is not None and not e.memory.fits:
+        cannot_run = (
+            f"the training state needs {e.memory.total / 1e9:,.1f} GB per GPU of "
+            f"{e.memory.gpu_bytes / 1e9:,.1f} GB (ZeRO stage {e.memory.stage}, TP "
+            f"{p.tensor_parallel} x PP {p.pipeline_parallel}): the job stops with CUDA out of "
+            "memory, so its step time, throughput and time for a token budget are what it "
+            "would do if it fit (lint: TRN010)"
+        )
     return {
         "kind": "TrainingCluster",
         "name": e.name,
+        "runs": cannot_run is None,
+        "cannot_run": cannot_run,
         "gpu": e.gpu,
         "gpus": e.gpus,
         "nodes": e.nodes,
@@ -205,7 +216,13 @@ def _training_text(e: dict[str, Any]) -> list[str]:
         f"{s['data_parallel_exposed_s']:.2f} (sync {s['data_parallel_sync_s']:.2f} s at "
         f"{s['data_parallel_busbw_gbytes']} GB/s {s['data_parallel_algorithm']})",
     ]
-    if e["impossible"]:
+    if e.get("cannot_run"):
+        lines.append(f"  CANNOT RUN            {e['cannot_run']}")
+        lines.append(
+            f"  throughput            not reachable as declared ({e['tokens_per_s_per_gpu']:,.0f} "
+            f"tokens/s per GPU, MFU {e['mfu']:.1%}, only if the state fit)"
+        )
+    elif e["impossible"]:
         lines.append(
             f"  throughput            IMPOSSIBLE: {e['tokens_per_s_per_gpu']:,.0f} tokens/s per "
             f"GPU would be MFU {e['mfu']:.0%}, above the GPUs' {e['peak_tflops_per_gpu']:g} "
@@ -247,6 +264,7 @@ def _training_text(e: dict[str, Any]) -> list[str]:
         lines.append(
             f"  token budget          {c['token_budget']:,.0f} tokens: "
             f"{c['hours_for_budget']:,.1f} h{money}"
+            + (" (only if the state fit: it cannot run as declared)" if e.get("cannot_run") else "")
         )
     return lines
 

@@ -1,1 +1,1 @@
-"""Small quantitative models (allreduce, KV cache, Little's law) shared by lint and CLI."""
+"""Small quantitative models (NCCL busbw, training step, KV cache, Little's law) for lint, CLI."""

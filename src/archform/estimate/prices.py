@@ -19,9 +19,10 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from archform.spec.models.inference import InferenceFleet
+if TYPE_CHECKING:  # the fleet models load with a fleet only (training lint needs prices too)
+    from archform.spec.models.inference import InferenceFleet
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,22 +14,49 @@
   (the paper's equation 5).
 Buffers, fragmentation and the CUDA context are left out: a lower bound.
 
-The ZeRO stage a framework runs when the blueprint declares none is the one documented on
-`training.zero_stage`: pytorch_ddp 0, pytorch_fsdp 3 (FULL_SHARD), nemo 1 (distributed
-optimizer), the others 0.
+The ZeRO stage a framework runs when the blueprint declares none is data with its source
+(spec/data/framework_zero_stage.yaml): pytorch_ddp 0, pytorch_fsdp 3 (FULL_SHARD), deepspeed
+0, megatron 0, nemo 1 (the recipes' distributed optimizer), the others 0.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from archform.spec.datafile import load_data
 
 STATE_BYTES_PER_PARAM = 16.0
-FRAMEWORK_ZERO_STAGE = {"pytorch_ddp": 0, "pytorch_fsdp": 3, "nemo": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultStage:
+    """The stage a framework runs when its configuration sets none."""
+
+    stage: int
+    fixed: bool  # the framework's design (DDP, FSDP), not a setting of its own config
+    source: str
+
+
+@cache
+def default_stages() -> dict[str, DefaultStage]:
+    """The bundled framework defaults (spec/data/framework_zero_stage.yaml)."""
+    data: dict[str, Any] = load_data("framework_zero_stage.yaml")
+    return {
+        str(name): DefaultStage(int(row["stage"]), bool(row["fixed"]), str(row["source"]))
+        for name, row in data["frameworks"].items()
+    }
+
+
+def default_stage(framework: str) -> DefaultStage:
+    """The framework's default stage (plain data parallelism for one the table lacks)."""
+    return default_stages().get(framework, DefaultStage(0, False, "plain data parallelism"))
 
 
 def zero_stage(framework: str, declared: int | None) -> int:
     """The declared stage, else the framework's default."""
-    return declared if declared is not None else FRAMEWORK_ZERO_STAGE.get(framework, 0)
+    return declared if declared is not None else default_stage(framework).stage
 
 
 def model_state_bytes(params: float, stage: int, model_parallel: int, dp: int) -> float:

@@ -87,21 +87,7 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
     assert work is not None and work.model_params is not None and gpu is not None
     shape, assumed = shape_of(float(work.model_params), work.layers, work.hidden_size)
     gpus = cluster.compute.nodes * gpu.per_node  # the primary group (extra groups: TRN007)
-    par = training.Parallelism(
-        framework=work.framework,
-        gpus=gpus,
-        gpus_per_node=gpu.per_node,
-        tensor_parallel=work.tensor_parallel,
-        pipeline_parallel=work.pipeline_parallel,
-        micro_batch=work.micro_batch_size,
-        sequence_length=work.sequence_length,
-        global_batch_tokens=float(work.global_batch_tokens),
-        recompute=work.activation_checkpointing,
-        virtual_stages=work.virtual_pipeline_stages,
-        context_parallel=work.context_parallel,
-        zero_stage=training_memory.zero_stage(work.framework, work.zero_stage),
-        precision=work.precision,
-    )
+    par = parallelism_of(cluster)
     rates = training.ClusterRates(
         gpu.model,
         training.peak_tflops(gpu.model),
@@ -110,7 +96,7 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
     )
     peak = rates.fp8_peak_tflops if work.precision == "fp8" else rates.peak_tflops
     step = training.step_time(shape, par, rates)
-    memory = memory_of(cluster, shape, par, step.data_parallel)
+    held = memory_of(cluster, shape, par, step.data_parallel)
     tokens_per_s = step.tokens_per_s_per_gpu * gpus
     prices = table or load_prices()
     region = cluster.placement.primary_region
@@ -140,7 +126,7 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
         parallelism=par,
         peak_tflops=peak,
         step=step,
-        memory=memory,
+        memory=held,
         tokens_per_s=tokens_per_s,
         usd_per_hour=per_hour,
         price_missing=missing,
@@ -148,6 +134,43 @@ def estimate(cluster: TrainingCluster, table: PriceTable | None = None) -> Train
         hours_for_budget=hours,
         usd_for_budget=cost,
     )
+
+
+def parallelism_of(cluster: TrainingCluster) -> training.Parallelism:
+    """The declared layout of the primary compute group (defaults: plain data parallelism)."""
+    work = cluster.training
+    gpu = cluster.compute.gpu
+    assert work is not None and gpu is not None
+    return training.Parallelism(
+        framework=work.framework,
+        gpus=cluster.compute.nodes * gpu.per_node,
+        gpus_per_node=gpu.per_node,
+        tensor_parallel=work.tensor_parallel,
+        pipeline_parallel=work.pipeline_parallel,
+        micro_batch=work.micro_batch_size,
+        sequence_length=work.sequence_length,
+        global_batch_tokens=float(work.global_batch_tokens),
+        recompute=work.activation_checkpointing,
+        virtual_stages=work.virtual_pipeline_stages,
+        context_parallel=work.context_parallel,
+        zero_stage=training_memory.zero_stage(work.framework, work.zero_stage),
+        precision=work.precision,
+    )
+
+
+def memory(cluster: TrainingCluster) -> training_memory.Memory | None:
+    """What one GPU holds, as the estimate counts it; None without a model or GPU memory.
+
+    Needs no tensor rate, so it answers for GPUs the step model cannot time (lint: TRN010).
+    """
+    work = cluster.training
+    gpu = cluster.compute.gpu
+    if work is None or work.model_params is None or gpu is None or gpu.per_node == 0:
+        return None
+    shape, _ = shape_of(float(work.model_params), work.layers, work.hidden_size)
+    par = parallelism_of(cluster)
+    mp = par.tensor_parallel * par.pipeline_parallel * par.context_parallel
+    return memory_of(cluster, shape, par, max(1, par.gpus // mp))
 
 
 def memory_of(
@@ -180,7 +203,7 @@ def memory_of(
             par.context_parallel,
         ),
         gpu_bytes=memory_gib * 2**30,
-        recompute=f"{recompute} recomputation"
+        recompute=f"{'no' if recompute == 'none' else recompute} recomputation"
         if written
         else "full recomputation, not written: the least",
     )

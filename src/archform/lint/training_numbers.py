@@ -1,4 +1,4 @@
-"""The training step model's figures as lint findings state them (NET001, NET002, TRN002).
+"""The training step model's figures as lint findings state them (NET001, NET002, NET008, TRN002).
 
 Every number comes from archform.estimate.training_plan, the model `archform estimate` runs:
 the same blueprint gives the same tokens/s per GPU and exposed data-parallel seconds in

@@ -11,8 +11,9 @@ Computes a lower bound of what one GPU holds while training `training.model` (or
   stage shards them: stage 0 (PyTorch DDP) nothing, 1 the optimizer state (4 + 12/N),
   2 also the gradients (2 + 14/N), 3 (FSDP FULL_SHARD) everything (16/N);
 - activations (Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
-  Transformer Models", section 4), counted only when the layers and hidden size are known
-  (a named model, or `training.layers` and `hidden_size`): per layer
+  Transformer Models", section 4) of the model's layers and hidden size (a named model,
+  `training.layers` and `hidden_size`, else the nearest reference model's, as `archform
+  estimate` assumes them): per layer
   34 x sequence_length x micro_batch_size x hidden / TP bytes with selective recomputation
   (the attention scores are recomputed; sequence parallelism assumed, its smallest form),
   2 x s x b x h / TP with full recomputation, and s x b x h x (34 + 5 x heads x s / h) / TP
@@ -20,10 +21,15 @@ Computes a lower bound of what one GPU holds while training `training.model` (or
   stages, so one GPU holds the activations of all `layers` (the paper's equation 5).
   When `activation_checkpointing` is not written, full recomputation (the least) is assumed.
 
-The framework's default ZeRO stage is used when `training.zero_stage` is not given:
-pytorch_ddp 0 and pytorch_fsdp 3; other frameworks are checked only with `zero_stage`
-declared (their sharding lives in their own configuration). Buffers, fragmentation and the
-CUDA context are left out, so a finding is never a false alarm from them.
+The figures are those of `archform estimate` for the same blueprint (its `memory_per_gpu`,
+from archform.estimate.training_plan): the estimate says DOES NOT FIT exactly when this rule
+fires. When `training.zero_stage` is not given the framework's default is used, with its
+source (spec/data/framework_zero_stage.yaml): pytorch_ddp 0 and pytorch_fsdp 3 are the
+frameworks' design, so an overflow is an error; deepspeed 0, megatron 0, nemo 1 (the
+recipes' distributed optimizer) and the others 0 are what their own configuration file does
+when it sets nothing, so the finding is a warning that names the default and asks for
+`zero_stage` to be written. Buffers, fragmentation and the CUDA context are left out, so a
+finding is never a false alarm from them.
 
 ## Why is this bad?
 A job whose state does not fit stops with CUDA out-of-memory on its first step. PyTorch DDP
@@ -57,119 +63,85 @@ training: {framework: pytorch_fsdp, model: llama-3.1-70b}
   MLSys 2023: https://arxiv.org/abs/2205.05198
 - PyTorch FSDP sharding strategies (FULL_SHARD default):
   https://pytorch.org/docs/stable/fsdp.html
+- DeepSpeed configuration, ZeRO optimizations (stage 0 unless set):
+  https://www.deepspeed.ai/docs/config-json/#zero-optimizations-for-fp16-training
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from archform.estimate.training_memory import activation_bytes, model_state_bytes
 from archform.lint.context import RuleContext
 from archform.lint.finding import Hit
 from archform.lint.rule import NoOptions, rule
-from archform.spec.catalog import load_catalog
-from archform.spec.open_models import open_model
 
-RECOMPUTE = {"none": "no", "selective": "selective", "full": "full"}
-DEFAULT_STAGE = {"pytorch_ddp": 0, "pytorch_fsdp": 3}
 GB = 1e9
-
-if TYPE_CHECKING:
-    from archform.spec.models import TrainingCluster
-
-
-@dataclass(frozen=True, slots=True)
-class State:
-    """Bytes one GPU holds, and how they were counted."""
-
-    states: float
-    activations: float | None
-    stage: int
-    data_parallel: int
-    gpu_bytes: float
-    gpu_model: str
-
-
-def state(tc: TrainingCluster, recompute: str | None = None) -> State | None:
-    """The per-GPU state of the cluster's training workload, or None when not computable."""
-    work = tc.training
-    gpu = tc.compute.gpu
-    if work is None or work.model_params is None or gpu is None:
-        return None
-    stage = work.zero_stage if work.zero_stage is not None else DEFAULT_STAGE.get(work.framework)
-    if stage is None:
-        return None
-    info = load_catalog().gpu(gpu.model)
-    memory_gib = gpu.memory_gib or (info.memory_gib if info else None)
-    if memory_gib is None:
-        return None
-    mp = work.tensor_parallel * work.pipeline_parallel
-    dp = max(1, tc.compute.total_gpus // mp)
-    named = open_model(work.model) if work.model else None
-    activations = None
-    if work.layers is not None and work.hidden_size is not None:
-        activations = activation_bytes(
-            work.layers,
-            work.hidden_size,
-            named.attention_heads if named else None,
-            work.sequence_length,
-            work.micro_batch_size,
-            work.tensor_parallel,
-            recompute or work.activation_checkpointing,
-        )
-    return State(
-        states=model_state_bytes(work.model_params, stage, mp, dp),
-        activations=activations,
-        stage=stage,
-        data_parallel=dp,
-        gpu_bytes=memory_gib * 2**30,
-        gpu_model=gpu.model,
-    )
 
 
 def _size(n: float) -> str:
     return f"{n / 1e12:.2f} TB" if n >= 1e12 else f"{n / GB:.1f} GB"
 
 
+def _gb(n: float) -> str:
+    """As `archform estimate` prints memory: GB rounded to 0.01, shown to 0.1."""
+    return f"{round(n / GB, 2):,.1f} GB"
+
+
 @rule(code="TRN010", name="training-state-does-not-fit", severity="error")
 def check(ctx: RuleContext, options: NoOptions) -> Iterator[Hit]:
-    """Weights + gradients + Adam state (+ activations) per GPU > GPU memory."""
+    """Weights + gradients + Adam state + activations per GPU > GPU memory (the estimate's)."""
+    from archform.estimate import training_memory, training_plan  # first use: light start-up
+
     for doc, tc in ctx.training():
-        written = ctx.written(doc, ("training", "activation_checkpointing"))
         work = tc.training
-        # Not written: the least memory (full recomputation), never a false alarm.
-        recompute = (work.activation_checkpointing if written else "full") if work else "full"
-        s = state(tc, recompute)
-        if s is None:
+        gpu = tc.compute.gpu
+        held = training_plan.memory(tc)
+        if work is None or gpu is None or held is None or held.fits:
             continue
-        total = s.states + (s.activations or 0.0)
-        if total <= s.gpu_bytes:
-            continue
-        assert work is not None
+        par = training_plan.parallelism_of(tc)
+        dp = max(
+            1, par.gpus // (par.tensor_parallel * par.pipeline_parallel * par.context_parallel)
+        )
         what = work.model or f"{(work.model_params or 0.0) / 1e9:g}B-parameter model"
         acts = (
-            f" + {_size(s.activations)} activations ({RECOMPUTE[recompute]} recomputation"
-            f"{'' if written else ', the least'}, {work.sequence_length} tokens x micro-batch "
-            f"{work.micro_batch_size})"
-            if s.activations is not None
-            else ""
+            f" + {_size(held.activations)} activations ({held.recompute}, "
+            f"{work.sequence_length} tokens x micro-batch {work.micro_batch_size})"
         )
+        layout = (
+            f"ZeRO stage {held.stage}, TP {par.tensor_parallel} x PP {par.pipeline_parallel}"
+            + (f" x CP {par.context_parallel}" if par.context_parallel > 1 else "")
+            + f", data parallel {dp}"
+        )
+        default = training_memory.default_stage(work.framework)
+        if work.zero_stage is None and not default.fixed:
+            yield Hit(
+                doc,
+                ("training", "framework"),
+                f"zero_stage is not written; at {work.framework}'s default (stage "
+                f"{default.stage}, {default.source}) the state is {_gb(held.total)} per GPU of "
+                f"{_gb(held.gpu_bytes)}: {work.framework} ({layout}) of {what} holds "
+                f"{_size(held.states)} weights, gradients and Adam state (16 bytes per "
+                f"parameter, ZeRO paper){acts}; `archform estimate` says it does not fit",
+                "write training.zero_stage as the framework's configuration sets it (3 shards "
+                f"weights, gradients and Adam state over the {dp} data-parallel GPUs), or add "
+                "tensor/pipeline parallelism",
+                severity="warning",
+                at=("training",),
+            )
+            continue
         hint = (
             "shard the state: pytorch_fsdp (FULL_SHARD) or zero_stage 3 divides it by the "
-            f"{s.data_parallel} data-parallel GPUs"
-            if s.stage < 3
+            f"{dp} data-parallel GPUs"
+            if held.stage < 3
             else "add GPUs, tensor/pipeline parallelism, or full activation recomputation"
         )
         yield Hit(
             doc,
             ctx.first_written(doc, ("training", "zero_stage"), ("training", "framework")),
-            f"{work.framework} (ZeRO stage {s.stage}, TP {work.tensor_parallel} x PP "
-            f"{work.pipeline_parallel}, data parallel {s.data_parallel}) of {what} needs "
-            f"{_size(total)} per GPU: {_size(s.states)} weights, gradients and Adam state "
-            f"(16 bytes per parameter, ZeRO paper){acts}; threshold: {_size(s.gpu_bytes)} "
-            f"({s.gpu_bytes / 2**30:g} GiB) per {s.gpu_model}",
+            f"{work.framework} ({layout}) of {what} needs "
+            f"{_size(held.total)} per GPU: {_size(held.states)} weights, gradients and Adam state "
+            f"(16 bytes per parameter, ZeRO paper){acts}; threshold: {_size(held.gpu_bytes)} "
+            f"({held.gpu_bytes / 2**30:g} GiB) per {gpu.model}",
             hint,
             at=("training",),
         )
