@@ -54,6 +54,7 @@ RULE_TESTS = [
     "tests/rules/test_fixtures.py",
     "tests/rules/test_meta.py",
     "tests/rules/test_computed_messages.py",
+    "tests/rules/test_step_model_messages.py",
 ]
 
 
