@@ -153,10 +153,10 @@ def test_enroot_temp_path_must_be_made_by_enroot(base: Path) -> None:
 
 def test_enroot_per_user_paths_need_the_shared_folder_made_by_root(base: Path) -> None:
     """enroot's mkdir -p runs as the job's user: the part before ${UID} must exist already."""
-    role = "ansible/roles/pyxis_enroot/tasks/enroot.yml"
+    role = "ansible/roles/local_nvme/tasks/nvme.yml"
     text = (_pristine("aws-p5-efa-fsx", base) / role).read_text()
-    start = text.index("- name: Create the folder enroot's per-user paths live under")
-    end = text.index("- name: Put enroot's runtime, cache, data and temporary paths on local NVMe")
+    start = text.index("- name: Create the folders kept on local NVMe")
+    end = text.index("- name: Create the mount paths of the blueprint's local NVMe entries")
     edited = _edited(base, "aws-p5-efa-fsx", "enroot-root", role, text[start:end], "")
     found = _failures(edited)
     assert (

@@ -21,6 +21,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+import support
 from archform.cli._app import build
 from archform.render.generate import build_files
 from archform.spec import load_text
@@ -374,7 +375,9 @@ def test_mypy_refuses_a_match_that_forgets_a_drain_or_a_slot(tmp_path: Path) -> 
     """The renderer's matches end in assert_never: a new Drain variant or Slot member that
     a match does not handle is a mypy error, not a silent fall-through (the old bug: any
     unknown kind got NIM's environment)."""
-    api = pytest.importorskip("mypy.api")
+    support.require_module("mypy")
+    import mypy.api as api
+
     probe = tmp_path / "probe.py"
     probe.write_text(
         "from typing import assert_never\n"

@@ -7,6 +7,7 @@ clouds, and a GCP fixture. Assertions read what the program registered (type, in
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,15 @@ def test_gpu_pools_tainted_spot_as_declared_with_on_demand_floor(ran: Any) -> No
     if floor:
         assert all(p["min"] == p["max"] == floor for p in on_demand)
         assert len(on_demand) == regions
-    assert sum(p["max"] for p in pools) == regions * fleet.gpu_pool.max_nodes_per_region
+    # the blueprint's maximum plus the rollout headroom (spec.rollout): maxSurge 25% of the
+    # replicas at the maximum, in nodes, on the pool the autoscaler grows
+    gpus = fleet.gpu_pool.gpu.per_node if fleet.gpu_pool.gpu else 1
+    per_node = gpus // fleet.server.tensor_parallel
+    peak = fleet.gpu_pool.max_nodes_per_region * per_node
+    headroom = math.ceil(math.ceil(peak * 25 / 100) / per_node)
+    assert sum(p["max"] for p in pools) == regions * (
+        fleet.gpu_pool.max_nodes_per_region + headroom
+    )
     if not spot:
         assert not any(p["spot"] for p in pools)
 
