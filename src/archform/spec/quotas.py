@@ -18,7 +18,7 @@ from archform.spec.addresses import public_addresses
 from archform.spec.datafile import load_data
 from archform.spec.paths import Loc
 from archform.spec.provider import spec_of, spec_or_none
-from archform.spec.rollout import MAX_SURGE_PERCENT, headroom_nodes
+from archform.spec.rollout import MAX_SURGE_PERCENT, fleet_headroom_nodes
 
 if TYPE_CHECKING:  # the checks read these models; the data needs none
     from archform.spec.models.inference import InferenceFleet
@@ -292,9 +292,7 @@ def node_pools(fleet: InferenceFleet) -> list[PoolSize]:
             PoolSize(("gpu_pool", "on_demand_floor_per_region"), floor, "the on-demand GPU pool")
         )
     # the pool the autoscaler grows carries the rollout headroom (spec.rollout)
-    per_node = pool.gpu.per_node if pool.gpu else 1
-    replicas_per_node = max(1, per_node // max(1, fleet.server.tensor_parallel))
-    headroom = headroom_nodes(pool.max_nodes_per_region * replicas_per_node, replicas_per_node)
+    headroom = fleet_headroom_nodes(fleet)
     out.append(
         PoolSize(
             ("gpu_pool", "max_nodes_per_region"),

@@ -14,6 +14,10 @@ autoscaler adds those nodes only while surge pods are pending and removes them a
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from archform.spec.models.inference import InferenceFleet
 
 MAX_SURGE_PERCENT = 25
 """The Deployment's maxSurge, in percent of its replicas (Kubernetes rounds a percentage up)."""
@@ -27,3 +31,15 @@ def surge_pods(replicas: int) -> int:
 def headroom_nodes(max_replicas: int, replicas_per_node: int) -> int:
     """Nodes the surge pods of a rollout at `max_replicas` need beyond the pool's maximum."""
     return math.ceil(surge_pods(max_replicas) / max(1, replicas_per_node))
+
+
+def fleet_headroom_nodes(fleet: InferenceFleet) -> int:
+    """The rollout headroom of a fleet's scaling GPU pool, per region.
+
+    What render.fleet.view and spec.quotas both count: replicas per node from the GPUs and
+    the tensor parallelism.
+    """
+    pool = fleet.gpu_pool
+    per_node = pool.gpu.per_node if pool.gpu else 1
+    replicas_per_node = max(1, per_node // max(1, fleet.server.tensor_parallel))
+    return headroom_nodes(pool.max_nodes_per_region * replicas_per_node, replicas_per_node)

@@ -43,7 +43,7 @@ from archform.spec.models.inference import InferenceFleet
 from archform.spec.networks import fleet_networks
 from archform.spec.provider import spec_of
 from archform.spec.release import Release, pointer_uri, split_source
-from archform.spec.rollout import headroom_nodes
+from archform.spec.rollout import fleet_headroom_nodes
 
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 
@@ -250,7 +250,7 @@ def pool_suffix(instance_type: str) -> str:
     return hashlib.sha256(instance_type.encode("utf-8")).hexdigest()[:4]
 
 
-def _pools(fleet: InferenceFleet, per_node: int, replicas_per_node: int) -> list[GpuPoolView]:
+def _pools(fleet: InferenceFleet, per_node: int) -> list[GpuPoolView]:
     """The GPU pools of each region.
 
     The one the autoscaler grows carries the rollout headroom (spec.rollout): the nodes a
@@ -259,7 +259,7 @@ def _pools(fleet: InferenceFleet, per_node: int, replicas_per_node: int) -> list
     pool = fleet.gpu_pool
     spot = pool.purchase == "spot"
     floor = min(pool.on_demand_floor_per_region, pool.max_nodes_per_region) if spot else 0
-    headroom = headroom_nodes(pool.max_nodes_per_region * replicas_per_node, replicas_per_node)
+    headroom = fleet_headroom_nodes(fleet)
     sfx = pool_suffix(pool.instance_type)  # AKS: <= 12 lowercase alphanumerics
     pools: list[GpuPoolView] = []
     if floor:
@@ -400,7 +400,7 @@ def fleet_view(fleet: InferenceFleet, release: Release | None = None) -> FleetVi
             port=fleet.server.port,
             load_time_seconds=fleet.server.load_time_seconds,
         ),
-        gpu_pools=_pools(fleet, per_node, replicas_per_node),
+        gpu_pools=_pools(fleet, per_node),
         gpu_instance=fleet.gpu_pool.instance_type,
         gpu_model=gpu.model if gpu else "unknown",
         gpus_per_node=per_node,
