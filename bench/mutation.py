@@ -55,6 +55,8 @@ RULE_TESTS = [
     "tests/rules/test_meta.py",
     "tests/rules/test_computed_messages.py",
     "tests/rules/test_step_model_messages.py",
+    # one file per rule (test_<code>.py), selected by -k <CODE> like the rest
+    "tests/rules/per_rule",
 ]
 
 
