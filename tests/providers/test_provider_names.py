@@ -24,22 +24,15 @@ SRC = Path(providers.__file__).resolve().parent.parent  # src/archform
 PROVIDERS = SRC / "providers"
 
 # Why a name may stay outside its package (none is a branch on a provider):
-OUTPUT = "a name in generated output (kept byte-identical); the value is data"
-DATA = "a key of a data file (catalog, deploy timing), read by the provider's package"
 DOCS = "schema field description: user documentation (the schema snapshot)"
 IMPORTER = "importer of another tool's files, which target one cloud (or name its clouds)"
 
 # (file under src/archform, name): why the name stays outside its package.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("render/targets/ansible/roles.py", "azure"): OUTPUT,
-    ("render/targets/fleet/target.py", "azure"): OUTPUT,
     (
         "render/targets/kubernetes/shipped/archform_frontdoor.py",
         "azure",
     ): "Front Door's header name, in a program shipped to Front Door fleets",
-    ("spec/catalog.py", "azure"): DATA,
-    ("spec/deploy_timing.py", "azure"): DATA,
-    ("spec/images.py", "aws"): "aws_ofi_nccl: a package images ship (the aws-ofi-nccl plugin)",
     ("spec/models/inference.py", "aws"): DOCS,
     ("spec/models/inference.py", "azure"): DOCS,
     ("spec/models/inference.py", "gcp"): DOCS,
@@ -49,17 +42,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("spec/peers/cluster_toolkit.py", "gcp"): IMPORTER,
     ("spec/peers/parallelcluster.py", "aws"): IMPORTER,
     ("spec/peers/pcluster_schema.py", "aws"): IMPORTER,
-    ("spec/peers/skypilot.py", "aws"): IMPORTER,
-    ("spec/peers/skypilot.py", "azure"): IMPORTER,
-    ("spec/peers/skypilot.py", "gcp"): IMPORTER,
-    ("spec/peers/skyserve.py", "aws"): IMPORTER,
-    ("spec/peers/skyserve.py", "azure"): IMPORTER,
-    ("spec/peers/skyserve.py", "gcp"): IMPORTER,
-    (
-        "spec/validate.py",
-        "azure",
-    ): "azure_files: a product name users write for kind nfs (did-you-mean)",
-    ("verify/checks/checkov.py", "azure"): "prose: where cloud CLIs write (~/.azure)",
 }
 
 

@@ -200,6 +200,21 @@ class ProviderSpec(Protocol):
         ...
 
     @property
+    def product_kinds(self) -> Mapping[str, str]:
+        """Product names of this provider users write for a generic kind ("efs": "nfs")."""
+        ...
+
+    @property
+    def skypilot_cloud(self) -> str | None:
+        """How SkyPilot's `resources.cloud` names this provider (None: SkyPilot has none)."""
+        ...
+
+    @property
+    def skypilot_accelerators(self) -> Mapping[str, tuple[str, str]]:
+        """Accelerator names SkyPilot's catalog ties to one type: name -> (GPU, type)."""
+        ...
+
+    @property
     def api_access_rules_in_security_group(self) -> bool:
         """Each Kubernetes API access range is one inbound rule of a security group."""
         ...

@@ -62,6 +62,12 @@ class Aws(SpecBase):
             "pod_cidr": "EKS pods take addresses in the VPC subnets (VPC CNI)",
         }
     )
+    # SkyPilot's `cloud: aws` (sky/clouds/).
+    skypilot_cloud = "aws"
+    # Product names users write for a generic kind (validate's did-you-mean).
+    product_kinds = MappingProxyType(
+        {"fsx": "lustre", "fsx_lustre": "lustre", "efs": "nfs", "s3": "object"}
+    )
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """The cluster VPC, unless the blueprint reuses one."""

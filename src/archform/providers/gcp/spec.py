@@ -101,6 +101,22 @@ class Gcp(SpecBase):
             "pod_cidr": "GKE takes pods from each region's block of `cidr`",
         }
     )
+    # SkyPilot's `cloud: gcp` (sky/clouds/); its GCP catalog names the A3 Mega H100
+    # "H100-MEGA" (a3-megagpu-8g), and plain "H100" on GCP is a3-highgpu-8g.
+    skypilot_cloud = "gcp"
+    skypilot_accelerators = MappingProxyType(
+        {"H100-MEGA": ("H100", "a3-megagpu-8g"), "H100": ("H100", "a3-highgpu-8g")}
+    )
+    # Product names users write for a generic kind (validate's did-you-mean).
+    product_kinds = MappingProxyType(
+        {
+            "managed_lustre": "lustre",
+            "filestore": "nfs",
+            "gcs": "object",
+            "tcpxo": "gpudirect_tcpxo",
+            "tcpx": "gpudirect_tcpx",
+        }
+    )
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """System subnet, private services access range, GPU VPC and RDMA subnets."""
