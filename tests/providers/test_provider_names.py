@@ -39,9 +39,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("spec/models/training.py", "aws"): DOCS,
     ("spec/models/training.py", "azure"): DOCS,
     ("spec/models/training.py", "gcp"): DOCS,
-    ("spec/peers/cluster_toolkit.py", "gcp"): IMPORTER,
-    ("spec/peers/parallelcluster.py", "aws"): IMPORTER,
-    ("spec/peers/pcluster_schema.py", "aws"): IMPORTER,
 }
 
 
