@@ -58,6 +58,7 @@ class SpecBase:
     vendor: str = ""
     api_access_rules_in_security_group: bool = False
     product_kinds: Mapping[str, str] = MappingProxyType({})
+    field_docs: Mapping[str, str] = MappingProxyType({})
     skypilot_cloud: str | None = None
     skypilot_accelerators: Mapping[str, tuple[str, str]] = MappingProxyType({})
 

@@ -52,6 +52,20 @@ class Azure(SpecBase):
     pod_cidr = "172.31.0.0/16"
     network_fields = frozenset({"service_cidr", "pod_cidr"})
     unused_network_fields = MappingProxyType({"gpu_cidr": "InfiniBand needs no IP subnets"})
+    # What blueprint fields mean on Azure (the schema's descriptions).
+    field_docs = MappingProxyType(
+        {
+            "network.cidr": "the VNet (node and Lustre subnets)",
+            "network.service_cidr": f"default {service_cidr}",
+            "network.pod_cidr": f"Azure CNI overlay, default {pod_cidr}",
+            "model.source_account_id": "resource id of the storage account `source` names "
+            "(/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/"
+            "storageAccounts/<account>); the stage Job and the serving pods get Storage Blob "
+            "Data Reader on it. Required when `source` is an Azure blob URL",
+            "deployer.network": "a virtual network resource id (peered with every cluster VNet)",
+            "edge.domain": "Front Door also serves its own *.azurefd.net name",
+        }
+    )
     # SkyPilot's `cloud: azure` (sky/clouds/).
     skypilot_cloud = "azure"
     # Product names users write for a generic kind (validate's did-you-mean).
