@@ -142,7 +142,7 @@ def targets() -> list[Target]:
             "training-validators",
             "spec validators",
             "src/archform/spec/models/training.py",
-            SPEC_TESTS,
+            (*SPEC_TESTS, "tests/spec/test_training_validator_edges.py"),
             functions=_validators("src/archform/spec/models/training.py"),
         ),
         Target(
