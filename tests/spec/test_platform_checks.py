@@ -146,3 +146,14 @@ def test_a_fleet_service_range_may_reuse_the_clusters_vpc_range() -> None:
     fleet = _fleet_network("{cidr: 10.40.0.0/14, service_cidr: 10.42.0.0/16}")
     text = CLUSTER + "---\n" + fleet + "---\n" + _platform("tc", "fleet")
     assert [d.kind for d in load_text(text, "bp.yaml").documents][-1] == "Platform"
+
+
+@pytest.mark.parametrize("bucket", ["a-models", "zeta-models", "corp-models-eu"])
+def test_a_fleet_serving_outside_the_registry_is_refused_whatever_the_bucket(bucket: str) -> None:
+    # the fleet must serve <registry bucket>/<model name>/<version>/ (promote writes there);
+    # any other bucket is outside, whether its name sorts before or after the registry's
+    fleet = FLEET.replace("s3://corp-models/", f"s3://{bucket}/")
+    text = CLUSTER + "---\n" + fleet + "---\n" + _platform("tc", "fleet")
+    ((line, _, message, _),) = _problems(text)
+    assert line == text.splitlines().index(fleet.splitlines()[4]) + 1
+    assert "not a version folder of the registry s3://corp-models/llama-8b/" in message
