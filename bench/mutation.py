@@ -111,6 +111,9 @@ DIFF_TESTS = (
     "tests/diff/test_impact_table.py",
     "tests/diff/test_provider_impact.py",
 )
+# refine.py's refinements called one edit at a time (no loader, no bundled blueprints): one run
+# takes about 2 s in a forked child where the three above take about 8.5 s (2 cores under load)
+REFINE_TESTS = ("tests/diff/test_refine_rules.py",)
 # in process (the broken and unbuildable corpora run the CLI once per file: minutes)
 SPEC_TESTS = (
     "tests/spec/test_validators.py",
@@ -134,12 +137,12 @@ def targets() -> list[Target]:
             "src/archform/diff/policy_training.py",
             DIFF_TESTS,
         ),
-        Target("refine", "diff policy", "src/archform/diff/refine.py", DIFF_TESTS),
+        Target("refine", "diff policy", "src/archform/diff/refine.py", REFINE_TESTS),
         Target(
             "training-validators",
             "spec validators",
             "src/archform/spec/models/training.py",
-            SPEC_TESTS,
+            (*SPEC_TESTS, "tests/spec/test_training_validator_edges.py"),
             functions=_validators("src/archform/spec/models/training.py"),
         ),
         Target(
@@ -153,7 +156,11 @@ def targets() -> list[Target]:
             "loader-checks",
             "spec validators",
             "src/archform/spec/loader.py",
-            (*SPEC_TESTS, "tests/spec/test_network_overlaps.py"),
+            (
+                *SPEC_TESTS,
+                "tests/spec/test_network_overlaps.py",
+                "tests/spec/test_platform_checks.py",
+            ),
             functions=("_check_platform", "_check_platform_networks", "_check_registry_source"),
         ),
         *_rule_targets(),

@@ -13,6 +13,7 @@ from archform.diff.impact import Impact
 from archform.diff.provider import ProviderDiff, diff_of, provider_of
 from archform.diff.provider_base import DiffBase
 from archform.spec import slurm
+from archform.spec.addresses import public_addresses
 
 OUTAGE = Impact.CLUSTER_WIDE_OUTAGE
 DATA = Impact.DATA_LOSS_RISK
@@ -197,10 +198,14 @@ def kubernetes_version(edit: Edit) -> tuple[Impact, str] | None:
 
 
 def _private(cidrs: object) -> bool:
-    import ipaddress
+    """No range admits a public address: the fleet program then opens no public endpoint.
 
+    The same arithmetic as the program's (render/targets/fleet/view.py): IANA's
+    not-globally-reachable blocks (spec/data/addresses.yaml), not Python's `is_private`,
+    which calls shared address space (100.64.0.0/10, RFC 6598) public.
+    """
     values = [str(c) for c in cidrs] if isinstance(cidrs, list) else []
-    return all(ipaddress.ip_network(c, strict=False).is_private for c in values)
+    return all(public_addresses(c) == 0 for c in values)
 
 
 def api_access(edit: Edit) -> tuple[Impact, str] | None:
