@@ -33,10 +33,6 @@ IMPORTER = "importer of another tool's files, which target one cloud (or name it
 ALLOWED: dict[tuple[str, str], str] = {
     ("render/targets/ansible/roles.py", "azure"): OUTPUT,
     ("render/targets/fleet/target.py", "azure"): OUTPUT,
-    (
-        "render/targets/kubernetes/shipped/archform_frontdoor.py",
-        "azure",
-    ): "Front Door's header name, in a program shipped to Front Door fleets",
     ("spec/catalog.py", "azure"): DATA,
     ("spec/deploy_timing.py", "azure"): DATA,
     ("spec/images.py", "aws"): "aws_ofi_nccl: a package images ship (the aws-ofi-nccl plugin)",

@@ -52,6 +52,9 @@ class CloudFacts:
     # The environment script (and its library folder) of the provider's RoCE NCCL plugin,
     # which the NCCL profile sources when present; None: no such plugin.
     roce_nccl_profile: tuple[str, str] | None = None
+    # NHC checks the state and rate of every InfiniBand/RoCE fabric port (check_hw_ib) on the
+    # provider's nodes; False where archform generates no such check (see each facts.py).
+    nhc_fabric_ports: bool = True
 
     def object_url(self, bucket: str, path: str) -> str:
         """The URI of `path` in `bucket` (a cloud with an object store)."""

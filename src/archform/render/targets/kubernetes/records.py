@@ -313,5 +313,13 @@ class FleetContext:
     fleet: FleetData
     regions: list[RegionObjects]
     p99_target_ms: int
+    # The provider's README sections (macros of its templates/fleet/README.sections.j2).
+    readme_sections: str
+    # The smoke check goes through the global entry only: the origins admit nothing else
+    # (FleetProvider.origin_header_check on a fleet with a global load balancer).
+    smoke_through_entry: bool
+    # The name the regional load balancers' certificates carry ("": none to check against;
+    # FleetProvider.tls_at_service with TLS at the edge).
+    service_tls_name: str
     timing_source: str = ""  # where the provider's await default is documented
     service_await_source: str = ""  # where the provider's Service await is defined
