@@ -91,6 +91,7 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
             "azure_role_s": timing.azure_role_s,
             "eks_pod_identity_s": timing.eks_pod_identity_s,
         },
+        spot_tolerations=[dict(x) for x in fleet_of(view.provider).spot_tolerations],
     )
 
 

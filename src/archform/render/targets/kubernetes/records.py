@@ -296,6 +296,9 @@ class FleetData(FleetView):
     awaits: dict[str, AwaitView]
     # Seconds a grant needs before it is honoured (spec/data/deploy_timing.yaml).
     propagation: dict[str, int]
+    # Tolerations of the provider's spot node taint (FleetProvider.spot_tolerations): the
+    # model servers carry them, and so does the NVIDIA device plugin (workload.py).
+    spot_tolerations: list[dict[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
