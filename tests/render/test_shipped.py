@@ -154,3 +154,15 @@ def test_check_shipped_sees_every_providers_shipped_python() -> None:
     front_door = providers.templates("azure")
     assert front_door is not None
     assert (front_door / "fleet/archform_frontdoor.py").resolve() in {p.resolve() for p in found}
+
+
+def test_a_shared_folder_named_after_a_provider_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared templates/aws/ would hide the AWS package's own files: the loader refuses it."""
+    from archform.render import env
+
+    (tmp_path / "aws").mkdir()
+    monkeypatch.setattr(env, "templates_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="templates/aws would hide provider aws"):
+        env.loader()
