@@ -218,3 +218,20 @@ def test_prose_comments_and_docstrings_are_not_code() -> None:
     assert in_shell("echo ok  # on azure\n# onprem\n", names) == Counter()
     assert in_conditions("- name: on aws\n  when: ready\n", names) == Counter()
     assert in_jinja("{{ fleet.aws_role_s }}", names) == Counter({"aws": 1})
+
+
+def test_every_fleet_provider_defines_every_readme_section_the_shared_readme_calls() -> None:
+    """A provider with fleets supplies each macro of the fleet README (else render fails)."""
+    from archform.spec.provider import spec_of
+
+    shared = (templates_dir() / "pulumi/fleet/README.md.j2").read_text("utf-8")
+    called = set(re.findall(r"\bp\.(\w+)\(", shared))
+    assert {"kubeconfig_plugin", "global_entry", "access"} <= called
+    fleets = [name for name in providers.names() if spec_of(name).fleets]
+    assert fleets
+    for name in fleets:
+        folder = providers.templates(name)
+        assert folder is not None, name
+        sections = (folder / "fleet/README.sections.j2").read_text("utf-8")
+        defined = set(re.findall(r"\{% macro (\w+)\(", sections))
+        assert defined == called, (name, sorted(called ^ defined))
