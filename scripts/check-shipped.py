@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Gate for the shipped code under templates/ (real files archform copies verbatim).
+"""Gate for the shipped code archform copies verbatim: templates/ and each provider's own.
 
-ruff and ruff format read templates/ directly (./dev check); this adds what they cannot:
+Shipped files live in the shared templates/ and in each provider package's templates/
+folder (src/archform/providers/<name>/templates/). ruff and ruff format read both directly
+(./dev check: templates, src); this adds what they cannot:
 mypy --strict over each generated program (its modules import each other by bare name, so
 each program is checked on its own search path), `bash -n` and shellcheck over every shell
 script (a file ending in .sh or starting with a shell #! line). Without shellcheck on PATH the
@@ -21,29 +23,48 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
+PROVIDERS = ROOT / "src" / "archform" / "providers"
 CONFIG = ROOT / "scripts" / "shipped-mypy.ini"
 
-# program -> (folders whose .py files form it, extra folders on its import path)
-PROGRAMS: dict[str, tuple[list[str], list[str]]] = {
-    "pulumi-aws": (["pulumi/aws", "pulumi/common"], []),
-    "pulumi-gcp": (["pulumi/gcp", "pulumi/common"], []),
-    "pulumi-azure": (["pulumi/azure", "pulumi/common"], []),
-    "pulumi-fleet": (["pulumi/fleet"], []),
-    "ansible-filters": (["ansible/filter_plugins"], []),
-    "policy-pack": (["policy"], []),
+# Shared programs: name -> (folders whose .py files form it, extra folders on its import path)
+SHARED: dict[str, tuple[list[Path], list[Path]]] = {
+    "pulumi-fleet": ([TEMPLATES / "pulumi/fleet"], []),
+    "ansible-filters": ([TEMPLATES / "ansible/filter_plugins"], []),
+    "policy-pack": ([TEMPLATES / "policy"], []),
 }
+# A provider's training program (its templates/pulumi/) imports the shared modules beside it.
+COMMON = {"pulumi": [TEMPLATES / "pulumi/common"]}
 SHELLS = ("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash", "#!/usr/bin/env sh")
 
 
+def provider_roots() -> list[Path]:
+    """Each provider package's own templates/ folder (providers without one have none)."""
+    return sorted(p for p in PROVIDERS.glob("*/templates") if (p.parent / "__init__.py").is_file())
+
+
+def roots() -> list[Path]:
+    """Every folder of shipped files: the shared templates/, then each provider's."""
+    return [TEMPLATES, *provider_roots()]
+
+
+def programs() -> dict[str, tuple[list[Path], list[Path]]]:
+    """The shared programs, and one per folder of .py files in each provider's templates/."""
+    out = dict(SHARED)
+    for root in provider_roots():
+        for folder in sorted(p for p in root.iterdir() if p.is_dir() and any(p.glob("*.py"))):
+            out[f"{root.parent.name}-{folder.name}"] = ([folder, *COMMON.get(folder.name, [])], [])
+    return out
+
+
 def shipped_python() -> list[Path]:
-    """Every real .py under templates/ (templates end in .j2)."""
-    return sorted(p for p in TEMPLATES.rglob("*.py") if "__pycache__" not in p.parts)
+    """Every real .py in the shipped folders (templates end in .j2)."""
+    return sorted(p for root in roots() for p in root.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def shell_scripts() -> list[Path]:
     """Every shipped shell script: *.sh, or a file without suffix opening with a shell #!."""
     found = []
-    for path in sorted(TEMPLATES.rglob("*")):
+    for path in sorted(p for root in roots() for p in root.rglob("*")):
         if not path.is_file() or path.name.endswith(".j2"):
             continue
         if path.suffix == ".sh":
@@ -91,12 +112,21 @@ def main() -> int:
     """Run every check; 1 if any fails."""
     ok = True
     covered: set[Path] = set()
-    for name, (folders, extra) in PROGRAMS.items():
-        files = sorted(p for f in folders for p in (TEMPLATES / f).glob("*.py"))
+    for name, (folders, extra) in programs().items():
+        files = sorted(p for f in folders for p in f.glob("*.py"))
         covered.update(files)
-        path = os.pathsep.join(str(TEMPLATES / f) for f in folders + extra)
+        path = os.pathsep.join(str(f) for f in folders + extra)
         env = {**os.environ, "MYPYPATH": path}
-        cmd = [sys.executable, "-m", "mypy", "--config-file", str(CONFIG)]
+        # Module names come from the program's folders, not from the archform package a
+        # provider's templates/ sits in (its __init__.py files would make them archform.*).
+        cmd = [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(CONFIG),
+            "--explicit-package-bases",
+        ]
         cmd += ["--cache-dir", str(ROOT / ".mypy_cache" / "shipped" / name)]
         if not run(cmd + [str(p) for p in files], env):
             print(f"mypy: {name} failed")

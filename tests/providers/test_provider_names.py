@@ -4,8 +4,7 @@ Counts the provider names (each provider package's name, and the Pulumi SDK modu
 package names of those with an SDK) in the Python source outside `archform/providers/<name>/`:
 string literals and identifiers, not comments or docstrings, which explain. The count is 0:
 what shared code needs of a provider it asks the registry for (each package contributes its
-facts through its layer's Protocol), never by name. `PENDING` holds the one file another
-branch moves into its provider package.
+facts through its layer's Protocol), never by name.
 """
 
 from __future__ import annotations
@@ -23,12 +22,6 @@ from archform.render.targets.common.clouds import cloud
 
 SRC = Path(providers.__file__).resolve().parent.parent  # src/archform
 PROVIDERS = SRC / "providers"
-
-# (file under src/archform, name): the one name left outside its package, on its way in.
-PENDING: dict[tuple[str, str], str] = {
-    # Front Door's header name in a program shipped to Front Door fleets.
-    ("render/targets/kubernetes/shipped/archform_frontdoor.py", "azure"): "moved by branch tplprov",
-}
 
 
 def _words() -> set[str]:
@@ -109,8 +102,6 @@ def test_the_counter_sees_names_in_strings_and_identifiers_only() -> None:
 
 def test_shared_code_names_no_provider() -> None:
     found = count_outside(SRC, _words())
-    for key in PENDING:
-        found.pop(key, None)
     assert found == {}
 
 
@@ -124,13 +115,5 @@ def test_the_count_sees_a_name_planted_in_shared_code(tmp_path: Path) -> None:
     inside = copy / "providers" / "aws" / "spec.py"  # a provider's own package: not counted
     inside.write_text(inside.read_text() + '\n\nIS_GCP = "gcp"\n')
     found = count_outside(copy, _words())
-    for key in PENDING:
-        found.pop(key, None)
     # `IS_GCP` (an identifier) and `"gcp"` (a string literal): two occurrences.
     assert found == Counter({("spec/validate.py", "gcp"): 2})
-
-
-def test_the_pending_entries_are_still_needed() -> None:
-    found = count_outside(SRC, _words())
-    stale = sorted(f"{f}: {name}" for f, name in PENDING if (f, name) not in found)
-    assert not stale, "entries no longer needed (their names have moved):\n" + "\n".join(stale)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import support
+from archform import providers
 from archform.bundled import templates_dir
 from archform.render.env import FRAGMENT_MARKER, fragment, shipped, source
 from archform.render.generate import build_files
@@ -39,9 +40,13 @@ def test_fragment_is_the_tail_after_its_marker() -> None:
 
 def test_no_template_is_plain_code_in_disguise() -> None:
     """A .py.j2/.sh.j2 without any Jinja syntax belongs in a real .py/.sh file."""
+    own = [providers.templates(name) for name in providers.names()]
+    roots = [templates_dir(), *(folder for folder in own if folder is not None)]
+    assert len(roots) > 1, "the providers' own templates/ folders are checked too"
     plain = [
-        p.relative_to(templates_dir()).as_posix()
-        for p in sorted(Path(templates_dir()).rglob("*.j2"))
+        p.as_posix()
+        for root in roots
+        for p in sorted(Path(root).rglob("*.j2"))
         if p.name.endswith((".py.j2", ".sh.j2"))
         and not any(tag in p.read_text("utf-8") for tag in ("{{", "{%", "{#"))
     ]
@@ -118,3 +123,46 @@ def test_every_generated_shell_script_passes_shellcheck(tmp_path: Path) -> None:
         if done.returncode != 0:
             problems.append(f"{rel}:\n{done.stdout}")
     assert problems == [], "\n".join(problems)
+
+
+def test_a_providers_own_file_is_found_through_the_registry() -> None:
+    """A provider's templates/ folder is named by the provider in the one environment."""
+    from archform.render.env import exists, provider_template
+
+    folder = providers.templates("aws")
+    assert folder is not None and folder.parent.name == "aws"
+    name = provider_template("aws", "pulumi/network.py")
+    assert name == "aws/pulumi/network.py" and exists(name)
+    assert shipped(name) == (folder / "pulumi/network.py").read_text("utf-8")
+    assert not exists("aws/pulumi/no-such-module.py")
+    assert providers.templates("onprem") is None  # renders nothing of its own
+    with pytest.raises(LookupError, match="onprem has no templates"):
+        provider_template("onprem", "pulumi/__main__.py")
+
+
+def test_check_shipped_sees_every_providers_shipped_python() -> None:
+    gate = _check_shipped()
+    covered = {
+        p for folders, _ in gate.programs().values() for f in folders for p in f.glob("*.py")
+    }
+    found = set(gate.shipped_python())
+    assert found == covered
+    for name in ("aws", "gcp", "azure"):
+        folder = providers.templates(name)
+        assert folder is not None
+        assert (folder / "pulumi/__main__.py").resolve() in {p.resolve() for p in found}, name
+    front_door = providers.templates("azure")
+    assert front_door is not None
+    assert (front_door / "fleet/archform_frontdoor.py").resolve() in {p.resolve() for p in found}
+
+
+def test_a_shared_folder_named_after_a_provider_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared templates/aws/ would hide the AWS package's own files: the loader refuses it."""
+    from archform.render import env
+
+    (tmp_path / "aws").mkdir()
+    monkeypatch.setattr(env, "templates_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="templates/aws would hide provider aws"):
+        env.loader()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from archform import providers
 from archform.cli._app import build
 from archform.spec import InferenceFleet, load_text
 from archform.spec.quotas import quotas
@@ -317,9 +318,9 @@ def test_the_counted_pools_are_the_ones_the_fleet_program_creates() -> None:
         view = fleet_view(fleet)
         expected = [view.system_pool.nodes + SYSTEM_POOL_HEADROOM] + [p.max for p in view.gpu_pools]
         assert [p.max_nodes for p in node_pools(fleet)] == expected, case.id
-    templates = Path(__file__).resolve().parents[2] / "templates" / "pulumi" / "fleet"
-    for name in ("aws.py.j2", "gcp.py.j2", "azure.py.j2"):
-        assert f'["nodes"] + {SYSTEM_POOL_HEADROOM},' in (templates / name).read_text(), name
+    for name in ("aws", "gcp", "azure"):
+        program = Path(str(providers.templates(name))) / "fleet" / "__main__.py.j2"
+        assert f'["nodes"] + {SYSTEM_POOL_HEADROOM},' in program.read_text(), name
 
 
 PUBLISHED |= {("gcp", "authorized_networks"): 100}

@@ -10,6 +10,11 @@ submodules each belong to one layer and expose one capability object:
     diff.py      DIFF    (archform.diff.provider.ProviderDiff): change impact
     diagram.py   DIAGRAM (archform.diagram.provider.ProviderDiagram): diagram words
 
+and whose `templates/` folder (optional) holds its own templates and shipped files: the one
+Jinja environment (`archform.render.env`) finds them as ``<name>/<path>``, beside the shared
+ones under the repository's templates/ (`templates()` says where; no `templates/`: the
+provider renders nothing of its own).
+
 Shared code never imports a provider package: it asks the layer's accessor (e.g.
 `archform.spec.provider.spec_of(name)`), which loads the submodule through `part()` and
 checks it against the layer's Protocol. This module imports nothing of archform, so every
@@ -21,6 +26,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import cache
+from pathlib import Path
 from types import ModuleType
 
 
@@ -46,3 +52,13 @@ def part(name: str, layer: str) -> ModuleType | None:
         if e.name != f"{__name__}.{name}.{layer}":
             raise
         return None
+
+
+@cache
+def templates(name: str) -> Path | None:
+    """Provider `name`'s own templates folder, `<package>/templates/` (None: it has none)."""
+    if name not in names():
+        raise KeyError(f"no provider package {name!r} (archform/providers/{name}/)")
+    package = importlib.import_module(f"{__name__}.{name}")
+    folder = Path(str(package.__file__)).resolve().parent / "templates"
+    return folder if folder.is_dir() else None

@@ -1,9 +1,14 @@
 """The one Jinja environment every generator uses, and the shipped files copied beside it.
 
-A template (``x.j2``) is rendered; every other file under templates/ is shipped code (a real
-``.py`` or ``.sh`` that ruff, mypy and shellcheck check: scripts/check-shipped.py) and is
-copied byte for byte. Values that vary reach shipped code through a generated settings
-module (a Pulumi project's settings.py, a fleet's fleet_objects.py), never by templating.
+A template (``x.j2``) is rendered; every other file is shipped code (a real ``.py`` or
+``.sh`` that ruff, mypy and shellcheck check: scripts/check-shipped.py) and is copied byte
+for byte. Values that vary reach shipped code through a generated settings module (a Pulumi
+project's settings.py, a fleet's fleet_objects.py), never by templating.
+
+Two kinds of folder feed the environment: the shared templates/ (names as they are there,
+``ansible/site.yml.j2``) and each provider package's own templates/ folder, found through
+the provider registry and named ``<provider>/<path>`` (`provider_template`). Shared
+templates reach a provider's parts only through names the render code passes them.
 """
 
 from __future__ import annotations
@@ -13,19 +18,41 @@ from dataclasses import fields, is_dataclass
 from functools import cache
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined
+from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PrefixLoader, StrictUndefined
+from jinja2.exceptions import TemplateNotFound
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Namespace
 
+from archform import providers
 from archform.bundled import templates_dir
 from archform.render.filters import FILTERS
+
+
+def loader() -> BaseLoader:
+    """The shared templates/, then every provider's own folder under its name (registry)."""
+    shared = templates_dir()
+    own = {}
+    for name in providers.names():
+        folder = providers.templates(name)
+        if folder is not None:
+            if (shared / name).exists():
+                raise ValueError(f"templates/{name} would hide provider {name}'s own templates")
+            own[name] = FileSystemLoader(str(folder))
+    return ChoiceLoader([FileSystemLoader(str(shared)), PrefixLoader(own)])
+
+
+def provider_template(provider: str, name: str) -> str:
+    """The environment's name of `provider`'s own file `name` (its package's templates/)."""
+    if providers.templates(provider) is None:
+        raise LookupError(f"provider {provider} has no templates/ folder for {name}")
+    return f"{provider}/{name}"
 
 
 @cache
 def environment() -> ImmutableSandboxedEnvironment:
     """StrictUndefined, trailing newlines kept, only typed filters; no clock or randomness."""
     env = ImmutableSandboxedEnvironment(
-        loader=FileSystemLoader(str(templates_dir())),
+        loader=loader(),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -60,10 +87,23 @@ def render(template: str, context: Mapping[str, Any] | object) -> str:
 
 
 def shipped(name: str) -> str:
-    """The text of a shipped (non-template) file under templates/, exactly as stored."""
+    """The text of a shipped (non-template) file, exactly as stored."""
     if name.endswith(".j2"):
         raise ValueError(f"{name} is a template: render it")
-    return (templates_dir() / name).read_text("utf-8")
+    env = environment()
+    assert env.loader is not None
+    return env.loader.get_source(env, name)[0]
+
+
+def exists(name: str) -> bool:
+    """Whether the environment has a file (template or shipped) of that name."""
+    env = environment()
+    assert env.loader is not None
+    try:
+        env.loader.get_source(env, name)
+    except TemplateNotFound:
+        return False
+    return True
 
 
 FRAGMENT_MARKER = "# --- archform fragment: "

@@ -206,7 +206,8 @@ def training_overs(cluster: TrainingCluster) -> list[Over]:
     over = ssh_rule_overflow(provider, cidrs, raised)
     if over is not None:
         index, quota, total = over
-        # templates/pulumi/aws/network.py: one ingress rule per ssh_cidrs entry, one group.
+        # providers/aws/templates/pulumi/network.py: one ingress rule per ssh_cidrs entry, one
+        # group.
         out.append(
             Over(
                 ("access", "ssh_cidrs", index),
@@ -217,7 +218,7 @@ def training_overs(cluster: TrainingCluster) -> list[Over]:
                 _limit(quota, raised)[1],
             )
         )
-    # templates/pulumi/azure/network.py: one NSG rule whose source_address_prefixes are
+    # providers/azure/templates/pulumi/network.py: one NSG rule whose source_address_prefixes are
     # every ssh_cidrs entry.
     out += _first_over(
         _quota(provider, "nsg_source_addresses"),
@@ -244,7 +245,7 @@ def _public_endpoint_items(fleet: InferenceFleet) -> list[tuple[Loc, int]]:
     """Each range the public API endpoint lists, where it is written.
 
     The fleet programs pass api_public_cidrs plus, when kubernetes.deployer has no network,
-    the deployer's public egress CIDRs (templates/pulumi/fleet/{aws,azure}.py.j2,
+    the deployer's public egress CIDRs (providers/{aws,azure}/templates/fleet/__main__.py.j2,
     PUBLIC_CIDRS). Stack config can add more at deploy time; those are not counted here.
     """
     public = set(api_public_cidrs(fleet))
@@ -260,7 +261,7 @@ def _public_endpoint_items(fleet: InferenceFleet) -> list[tuple[Loc, int]]:
 
 
 # Every fleet program lets the system pool grow 2 nodes past system_pool.nodes_per_region
-# (templates/pulumi/fleet/{aws,gcp,azure}.py.j2: `["nodes"] + 2`).
+# (providers/<name>/templates/fleet/__main__.py.j2: `["nodes"] + 2`).
 SYSTEM_POOL_HEADROOM = 2
 
 
@@ -316,7 +317,7 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
         raised,
     )
     dep = fleet.kubernetes.deployer
-    # templates/pulumi/fleet/gcp.py.j2: master_authorized_networks_config lists every
+    # providers/gcp/templates/fleet/__main__.py.j2: master_authorized_networks_config lists every
     # api_access_cidrs entry, then the deployer's public egress CIDRs.
     out += _first_over(
         _quota(provider, "authorized_networks"),
@@ -333,9 +334,10 @@ def fleet_overs(fleet: InferenceFleet) -> list[Over]:
         raised,
     )
     if spec_of(provider).api_access_rules_in_security_group:
-        # templates/pulumi/fleet/aws.py.j2: one HTTPS ingress rule per api_access_cidrs entry
-        # in the EKS cluster security group, which holds EKS's own inbound rule (all traffic
-        # from itself) from creation (EKS user guide, "Default cluster security group").
+        # providers/aws/templates/fleet/__main__.py.j2: one HTTPS ingress rule per
+        # api_access_cidrs entry in the EKS cluster security group, which holds EKS's own
+        # inbound rule (all traffic from itself) from creation (EKS user guide, "Default
+        # cluster security group").
         out += _first_over(
             _quota(provider, "security_group_inbound_rules"),
             [

@@ -61,13 +61,11 @@ VALUES: dict[str, dict[str, Any]] = {
         },
     },
     "nvidia-device-plugin": {
+        # The GPU taint, and the provider's spot node taint (its fleet facts): the plugin must
+        # run on every GPU node, spot ones included.
         "tolerations": [
             {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
-            {
-                "key": "kubernetes.azure.com/scalesetpriority",
-                "operator": "Exists",
-                "effect": "NoSchedule",
-            },
+            *FLEET["spot_tolerations"],
         ],
     },
 }

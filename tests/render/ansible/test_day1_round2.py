@@ -321,6 +321,23 @@ def test_lnet_interface_comes_from_the_blueprint() -> None:
     assert default["lustre_lnet_networks"] == "o2ib(ib0)"
 
 
+@pytest.mark.parametrize("stem", ["aws-p5-efa-fsx", "azure-nd-h100-v5", "gcp-a3-mega-tcpxo"])
+def test_a_cloud_lustre_client_keeps_its_own_lnet_configuration(stem: str) -> None:
+    """LNet is bound only where Lustre is reached over LNet addresses (the provider's fact).
+
+    The bind task runs when the group variable names networks, never on a provider's name;
+    a cloud's managed Lustre (FSx, AMLFS, Managed Lustre) gets no lustre-lnet.conf.
+    """
+    files = _tree(stem)
+    group_vars = _yaml(files["ansible/group_vars/all.yml"])
+    assert group_vars["lustre_mounts"], "the bundled cluster mounts Lustre"
+    assert group_vars["lustre_lnet_networks"] == ""
+    role = files["ansible/roles/lustre_client/tasks/main.yml"]
+    bind = role.split("- name: Bind LNet", 1)[1].split("\n- name:", 1)[0]
+    assert "when: lustre_lnet_networks | length > 0" in bind
+    assert "archform_provider" not in role
+
+
 @pytest.mark.parametrize(
     ("first", "second", "needle", "nth", "message"),
     [

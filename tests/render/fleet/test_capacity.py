@@ -392,3 +392,28 @@ def test_gke_maintenance_window_meets_gkes_48_hours_in_32_days(tmp: Path) -> Non
         assert hours >= 4  # only windows of at least 4 contiguous hours count
         # The fewest weekly windows any 32-day span holds is 4.
         assert 4 * hours >= 48
+
+
+# --- the NVIDIA device plugin runs on every GPU node, spot ones included ------------------
+
+
+@pytest.mark.parametrize("stem", [A10, H100])
+def test_device_plugin_tolerates_the_gpu_taint_and_the_providers_spot_taint(
+    stem: str, tmp: Path
+) -> None:
+    """AKS taints spot pools kubernetes.azure.com/scalesetpriority=spot:NoSchedule
+    (https://learn.microsoft.com/azure/aks/spot-node-pool); EKS spot node groups carry no taint.
+    """
+    _, run = _run(stem, tmp)
+    releases = _helm(run, "nvidia-device-plugin")
+    assert len(releases) == len(BUNDLED[stem]["placement"]["regions"])
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    aks_spot = {
+        "key": "kubernetes.azure.com/scalesetpriority",
+        "operator": "Equal",
+        "value": "spot",
+        "effect": "NoSchedule",
+    }
+    want = [gpu, aks_spot] if BUNDLED[stem]["placement"]["provider"] == "azure" else [gpu]
+    for plugin in releases:
+        assert plugin.inputs["values"]["tolerations"] == want

@@ -9,6 +9,7 @@ program under mocks with the real provider SDKs.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -17,10 +18,17 @@ import pytest
 import yaml
 
 import support
+from archform import providers
 from archform.render.generate import build_files
-from archform.render.targets.kubernetes.shipped import archform_frontdoor
 from support import programs
 from support.fleet_cases import Case, fleet_cases
+
+# The middleware is shipped code in the Azure package's templates/ (no importable module).
+FRONT_DOOR = Path(str(providers.templates("azure"))) / "fleet" / "archform_frontdoor.py"
+_spec = importlib.util.spec_from_file_location("archform_frontdoor", FRONT_DOOR)
+assert _spec is not None and _spec.loader is not None
+archform_frontdoor = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(archform_frontdoor)
 
 CASES = fleet_cases()
 PUBLIC = [c for c in CASES if (f := c.load()[0]).traffic and f.traffic.global_load_balancer]
@@ -124,7 +132,7 @@ def test_origin_checks_this_front_doors_id(case: Case) -> None:
     }
     mounts = {m["mountPath"]: m["name"] for m in server["volumeMounts"]}
     check = next(c for c in objs["ConfigMap"] if c["metadata"]["name"].endswith("-check"))
-    shipped = Path(archform_frontdoor.__file__).read_text("utf-8")
+    shipped = FRONT_DOOR.read_text("utf-8")
     assert check["data"] == {"archform_frontdoor.py": shipped}
     volumes = {v["name"]: v for v in objs["Deployment"][0]["spec"]["template"]["spec"]["volumes"]}
     assert volumes[mounts["/opt/archform"]]["configMap"]["name"] == check["metadata"]["name"]

@@ -5,8 +5,8 @@ scale-in deletes VMs
 (https://learn.microsoft.com/azure/virtual-machine-scale-sets/virtual-machine-scale-sets-scale-in-policy);
 the 100-VM limit of a single placement group is refused when the blueprint loads. The scale
 set always has singlePlacementGroup=true and platformFaultDomainCount=1
-(templates/pulumi/azure), whatever colocation says. A classic private AKS cluster is chosen
-at creation (https://learn.microsoft.com/azure/aks/private-clusters).
+(this package's templates/pulumi/), whatever colocation says. A classic private AKS cluster
+is chosen at creation (https://learn.microsoft.com/azure/aks/private-clusters).
 
 Sources checked 2026-12-02.
 """

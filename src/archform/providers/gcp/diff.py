@@ -2,7 +2,7 @@
 
 ``colocation: cluster`` is one compact placement policy (``gcp.compute.ResourcePolicy``,
 ``group_placement_policy: {collocation: COLLOCATED, vm_count: <every node of every group>}``)
-that every compute VM references (templates/pulumi/gcp/compute.py.j2). ``vm_count`` is
+that every compute VM references (templates/pulumi/compute.py). ``vm_count`` is
 ForceNew in the provider schema the Pulumi bridge is built from
 (https://github.com/hashicorp/terraform-provider-google/blob/ecac8d86f48a0149e9c0d3365b8028715d251733/google/services/compute/resource_compute_resource_policy.go,
 ``group_placement_policy.vm_count``), and the same schema says that with a COLLOCATED
@@ -46,7 +46,7 @@ def _gcp_compact(edit: Edit) -> bool:
 def _has_gpus(group: dict[str, Any], primary: Any) -> bool:
     """A node group with GPUs: only those are under the compact policy.
 
-    CPU groups (a debug partition) stay outside it (templates/pulumi/gcp/compute.py.j2).
+    CPU groups (a debug partition) stay outside it (templates/pulumi/compute.py).
     """
     if isinstance(group.get("gpu"), dict):
         return True

@@ -30,4 +30,7 @@ FACTS = CloudFacts(
     # The NCCL RoCE plugin (gIB) the RoCE GPU images ship under /usr/local/gib: its
     # environment script and library folder.
     roce_nccl_profile=("/usr/local/gib/scripts/set_nccl_env.sh", "/usr/local/gib/lib64"),
+    # No NHC fabric-port checks (check_hw_ib): archform has generated none on GCP since its
+    # first Ansible target; the RoCE NICs of GCP's RDMA machine types are not checked yet.
+    nhc_fabric_ports=False,
 )

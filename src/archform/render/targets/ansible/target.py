@@ -20,6 +20,7 @@ from archform.render.targets.ansible.nccl import ProfileSource
 from archform.render.targets.ansible.roles import GroupVars, Inventory
 from archform.render.targets.ansible.slurm_conf import ConfValue, SlurmContext
 from archform.render.targets.common import node_image
+from archform.render.targets.common.clouds import cloud
 from archform.render.targets.common.training_view import TrainingView, training_view
 from archform.render.writer import GeneratedFile
 from archform.spec import BlueprintSet, Document
@@ -106,6 +107,8 @@ class AnsibleContext:
     local_nvme_by_image: bool
     # Devices, hook settings and host libraries containers need for the fabric (containers.yaml).
     fabric_needs: FabricNeeds
+    # NHC checks the InfiniBand/RoCE fabric ports on this provider (CloudFacts.nhc_fabric_ports).
+    nhc_fabric_ports: bool
     storage_names: StorageNames
     # The team's task files per hook (spec.extensions.HOOKS), as paths under ansible/.
     extensions: dict[str, list[str]]
@@ -144,6 +147,7 @@ def context(
         local_nvme=local_nvme.layout(view, str(dict(group_vars)["enroot_local_path"])),
         local_nvme_by_image=node_image.cluster_image(cluster).local_nvme_by_image,
         fabric_needs=load_containers().fabric(view.fabric.kind),
+        nhc_fabric_ports=cloud(view.provider).nhc_fabric_ports,
         storage_names=StorageNames(
             lustre=[s.name for s in view.storage if s.kind == "lustre"],
             nfs=[s.name for s in view.storage if s.kind == "nfs"],

@@ -58,6 +58,9 @@ class CloudFacts:
     # Where the CLI of `cli_image` writes under its user's home directory (its config
     # directory, sources in each facts.py); empty: nowhere archform knows of.
     cli_home_dirs: tuple[str, ...] = ()
+    # NHC checks the state and rate of every InfiniBand/RoCE fabric port (check_hw_ib) on the
+    # provider's nodes; False where archform generates no such check (see each facts.py).
+    nhc_fabric_ports: bool = True
 
     def object_url(self, bucket: str, path: str) -> str:
         """The URI of `path` in `bucket` (a cloud with an object store)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from archform.render.targets.common.clouds import cloud
 from archform.spec.images import Image, default_image, load_images, slurm_install_method
 from archform.spec.models.training import TrainingCluster
+from archform.spec.provider import spec_of
 
 # lustre-release tag built on-prem (LTS 2.15 branch, wiki.lustre.org/Lustre_2.15.7_Changelog).
 # unverified: the tag spelling in github.com/lustre/lustre-release (2.15.7 vs v2_15_7).
@@ -74,7 +75,9 @@ def image_group_vars(cluster: TrainingCluster) -> list[tuple[str, object]]:
     lustre_kind, lustre_repo = _method(image.lustre_method(provider))
     fabric_kind, fabric_repo = _method(image.fabric_method(cluster.fabric.kind))
     tcpxo = cluster.fabric.kind == "gpudirect_tcpxo"
-    lnet = lnet_networks(cluster)
+    # LNet is bound only where the provider's Lustre is reached over LNet addresses (on-prem);
+    # empty: the role leaves the client's LNet configuration alone.
+    lnet = lnet_networks(cluster) if spec_of(provider).lnet else ""
     return [
         ("archform_image", image.id),
         ("archform_image_codename", image.codename or ""),

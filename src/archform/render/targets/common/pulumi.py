@@ -2,8 +2,9 @@
 
 A generated project is data plus code: `settings.py` holds every value taken from the
 blueprint (rendered with the `py` filter), and the program modules read it. The modules hold
-no blueprint value: most are shipped code (real .py files under templates/pulumi/<cloud>/,
-copied verbatim, checked by ruff and mypy), so a reviewer reads the data in one place.
+no blueprint value: most are shipped code (real .py files in the provider's package,
+archform/providers/<name>/templates/pulumi/, copied verbatim, checked by ruff and mypy), so a
+reviewer reads the data in one place.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from archform.bundled import templates_dir
-from archform.render.env import render, shipped, source
+from archform.render.env import exists, provider_template, render, shipped, source
 from archform.render.plain import Json, plain
 from archform.render.target import Target
 from archform.render.targets.common.clouds import cloud
@@ -187,11 +187,11 @@ def _settings_py(settings: Settings) -> list[SettingRow]:
 def module_source(provider: str, module: str, context: ProjectContext) -> str:
     """A program module's text: shipped code copied verbatim, else its template rendered.
 
-    Shipped code is templates/pulumi/<provider>/<module> (a real .py); a module whose text
-    varies with the blueprint is a template, ``<module>.j2``.
+    Shipped code is pulumi/<module> in the provider's templates/ (a real .py); a module whose
+    text varies with the blueprint is a template, ``<module>.j2``.
     """
-    name = f"pulumi/{provider}/{module}"
-    return source(name if (templates_dir() / name).is_file() else f"{name}.j2", context)
+    name = provider_template(provider, f"pulumi/{module}")
+    return source(name if exists(name) else f"{name}.j2", context)
 
 
 def project_files(

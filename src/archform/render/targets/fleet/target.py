@@ -16,7 +16,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from archform.render.env import render, shipped
+from archform.render.env import provider_template, render, shipped
 from archform.render.target import Releases, Target
 from archform.render.targets.common.clouds import cloud
 from archform.render.targets.fleet.view import fleet_view
@@ -27,6 +27,7 @@ from archform.render.targets.kubernetes.objects import (
     fleet_objects,
     gateway_address,
 )
+from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import FleetContext, FleetData, RegionObjects
 from archform.render.targets.kubernetes.weights import stage_deadline_seconds
 from archform.render.writer import GeneratedFile
@@ -86,6 +87,7 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
             "Service": await_of(startup),
         },
         propagation=dict(timing.propagation),
+        spot_tolerations=[dict(x) for x in fleet_of(view.provider).spot_tolerations],
     )
 
 
@@ -105,6 +107,11 @@ def render_fleet(
         fleet=view,
         regions=regions,
         p99_target_ms=view.p99_target_ms,
+        readme_sections=provider_template(provider, "fleet/README.sections.j2"),
+        smoke_through_entry=fleet_of(provider).origin_header_check and view.global_lb,
+        service_tls_name=(
+            (view.edge.domain or "") if fleet_of(provider).tls_at_service and view.edge.tls else ""
+        ),
         timing_source=deploy_timing().await_source,
         service_await_source=deploy_timing().service_await_source,
     )
@@ -114,7 +121,9 @@ def render_fleet(
     pins["pulumi-kubernetes"] = SDK_PINS["pulumi-kubernetes"]
     files += [
         GeneratedFile.text("pulumi/Pulumi.yaml", render("pulumi/fleet/Pulumi.yaml.j2", ctx)),
-        GeneratedFile.text("pulumi/__main__.py", render(f"pulumi/fleet/{provider}.py.j2", ctx)),
+        GeneratedFile.text(
+            "pulumi/__main__.py", render(provider_template(provider, "fleet/__main__.py.j2"), ctx)
+        ),
         GeneratedFile.text("pulumi/workload.py", shipped("pulumi/fleet/workload.py")),
         GeneratedFile.text(
             "pulumi/fleet_objects.py", render("pulumi/fleet/fleet_objects.py.j2", ctx)

@@ -3,15 +3,16 @@
 The API key comes from a Secret the fleet program creates (from the `apiKey` secret stack
 config, or generated once and kept in the stack's state); no manifest holds it. On Azure
 behind Front Door, the server also refuses API requests that do not carry this fleet's
-profile id in X-Azure-FDID (shipped/archform_frontdoor.py); the id is the profile's
+profile id in X-Azure-FDID (fleet/archform_frontdoor.py, shipped in the templates/ of the
+provider whose entry checks the header); the id is the profile's
 `frontDoorId` output, written by the program into the ConfigMap FRONT_DOOR_ID_CONFIG names.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any
 
+from archform.render.env import provider_template, shipped
 from archform.render.targets.kubernetes.common import meta as _meta
 from archform.render.targets.kubernetes.provider import fleet_of
 from archform.render.targets.kubernetes.records import FleetView
@@ -58,10 +59,9 @@ def _check_config(v: FleetView) -> str:
     return f"{v.name}-front-door-check"
 
 
-def middleware_source() -> str:
-    """The middleware module exactly as shipped in archform."""
-    pkg = resources.files("archform.render.targets.kubernetes.shipped")
-    return pkg.joinpath(f"{MODULE}.py").read_text("utf-8")
+def middleware_source(v: FleetView) -> str:
+    """The middleware module exactly as the fleet's provider ships it."""
+    return shipped(provider_template(v.provider, f"fleet/{MODULE}.py"))
 
 
 def front_door_objects(v: FleetView) -> list[dict[str, Any]]:
@@ -74,7 +74,7 @@ def front_door_objects(v: FleetView) -> list[dict[str, Any]]:
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": _meta(_check_config(v), v.name, labels),
-            "data": {f"{MODULE}.py": middleware_source()},
+            "data": {f"{MODULE}.py": middleware_source(v)},
         }
     ]
 

@@ -296,6 +296,9 @@ class FleetData(FleetView):
     awaits: dict[str, AwaitView]
     # Seconds a grant needs before it is honoured (spec/data/deploy_timing.yaml).
     propagation: dict[str, int]
+    # Tolerations of the provider's spot node taint (FleetProvider.spot_tolerations): the
+    # model servers carry them, and so does the NVIDIA device plugin (workload.py).
+    spot_tolerations: list[dict[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,5 +316,13 @@ class FleetContext:
     fleet: FleetData
     regions: list[RegionObjects]
     p99_target_ms: int
+    # The provider's README sections (macros of its templates/fleet/README.sections.j2).
+    readme_sections: str
+    # The smoke check goes through the global entry only: the origins admit nothing else
+    # (FleetProvider.origin_header_check on a fleet with a global load balancer).
+    smoke_through_entry: bool
+    # The name the regional load balancers' certificates carry ("": none to check against;
+    # FleetProvider.tls_at_service with TLS at the edge).
+    service_tls_name: str
     timing_source: str = ""  # where the provider's await default is documented
     service_await_source: str = ""  # where the provider's Service await is defined

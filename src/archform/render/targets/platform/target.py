@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from archform.render.env import render
+from archform.render.env import provider_template, render
 from archform.render.target import Target
 from archform.render.targets.common.clouds import cloud
 from archform.render.writer import GeneratedFile
@@ -168,7 +168,7 @@ def render_platform(platform: Platform, fleet: InferenceFleet) -> list[Generated
     assert split_source(fleet.model.source)[0] == registry, "checked by spec.loader"
     view = registry_view(platform, fleet)
     config = promote_config(platform, fleet)
-    base = f"platform/{provider}"
+    base = provider_template(provider, "platform")
     files = [
         GeneratedFile.text(f"{PULUMI}/Pulumi.yaml", render(f"{base}/Pulumi.yaml.j2", view)),
         GeneratedFile.text(f"{PULUMI}/__main__.py", render(f"{base}/__main__.py.j2", view)),

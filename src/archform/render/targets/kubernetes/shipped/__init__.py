@@ -1,1 +1,0 @@
-"""Python that runs inside the model-server containers (shipped in a ConfigMap, not imported)."""
