@@ -74,6 +74,13 @@ def test_a_terabyte_is_1e12_bytes() -> None:
     assert "needs 1.00 TB per GPU: 1.00 TB weights, gradients and Adam state" in hit.message
 
 
+def test_just_under_a_terabyte_is_shown_in_gigabytes() -> None:
+    # model_params takes any positive number: 16 x 62,499,999,999.96875 = 999,999,999,999.5
+    # bytes, half a byte under 1e12, so still GB (1000.0 after rounding to 0.1)
+    (hit,) = findings("TRN010", _ddp(62_499_999_999.96875))
+    assert ": 1000.0 GB weights, gradients and Adam state" in hit.message
+
+
 def test_model_parallel_layout_and_data_parallel_degree() -> None:
     # 32 nodes x 8 = 256 GPUs, TP 8 x PP 4: N = 256 / 32 = 8; 1e12 parameters at stage 1 hold
     # 1e12 / 32 x (4 + 12 / 8) = 171.875e9 bytes per GPU
@@ -162,3 +169,39 @@ def test_stage_3_is_told_to_add_gpus() -> None:
     (hit,) = findings("TRN010", text)
     assert "2.00 TB weights, gradients and Adam state" in hit.message
     assert hit.hint == "add GPUs, tensor/pipeline parallelism, or full activation recomputation"
+
+
+def test_terabytes_are_1e12_bytes_to_the_hundredth() -> None:
+    # 16 x 70.3125e9 = 1.125e12 and 16 x 85.9375e9 = 1.375e12 bytes: exactly halfway between
+    # two hundredths of a TB, shown half to even
+    (low,) = findings("TRN010", _ddp(70_312_500_000))
+    assert "1.12 TB weights, gradients and Adam state" in low.message
+    (high,) = findings("TRN010", _ddp(85_937_500_000))
+    assert "1.38 TB weights, gradients and Adam state" in high.message
+
+
+def test_parameter_count_in_billions() -> None:
+    # 100,000,499,950 parameters are 100.00049995 billion: "100" to six significant digits
+    (hit,) = findings("TRN010", _ddp(100_000_499_950))
+    assert " of 100B-parameter model needs " in hit.message
+
+
+def test_threshold_names_gib_of_a_gpu_the_catalog_does_not_know() -> None:
+    # 47.5 GiB = 47.5 x 2**30 = 51,002,736,640 bytes (51.0 GB)
+    text = (
+        "version: 1\n"
+        "kind: TrainingCluster\n"
+        "name: lab\n"
+        "placement: {provider: onprem, region: lab}\n"
+        "compute:\n"
+        "  nodes: 1\n"
+        "  gpu: {model: lab-accel-2, per_node: 8, memory_gib: 47.5}\n"
+        "fabric: {kind: infiniband, gbps_per_node: 400}\n"
+        "training:\n"
+        "  framework: pytorch_ddp\n"
+        "  model_params: 6296875000\n"
+        "  layers: 32\n"
+        "  hidden_size: 4096\n"
+    )
+    (hit,) = findings("TRN010", text)
+    assert hit.message.endswith("; threshold: 51.0 GB (47.5 GiB) per lab-accel-2")
