@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 
 import pydantic
 import pytest
@@ -150,6 +151,8 @@ def test_every_calendar_lists_every_version_the_loader_accepts() -> None:
 
     for cal in load_calendars().values():
         assert set(known_minors()) <= set(cal.versions), cal.provider
+        # "1." and two digits, like KubernetesSettings.version: one string per minor
+        assert all(re.fullmatch(r"1\.\d{2}", v) for v in cal.versions), cal.provider
 
 
 def test_finding_sits_on_the_version_when_written_else_on_the_kind() -> None:
