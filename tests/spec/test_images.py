@@ -236,3 +236,17 @@ def test_storage_of_the_wrong_shape_is_a_located_error_not_a_crash(tmp_path: Pat
     result = CliRunner().invoke(build(["validate"]), ["validate", str(bp)])
     lines = result.output.splitlines()
     assert result.exit_code == 2 and len(lines) == 1 and ": error: storage" in lines[0], lines
+
+
+def test_every_image_writes_exactly_the_listed_components() -> None:
+    # The raw rows, not the loaded table (which fills every listed component): a `ships` key
+    # outside `components` would be dropped silently, a missing one read as "not shipped".
+    from archform.spec.images import images_data
+
+    data = images_data()
+    listed = list(data["components"])
+    assert len(set(listed)) == len(listed)
+    for key, raw in data["images"].items():
+        assert list(raw["ships"]) == listed, key
+    # The EFA host stack's NCCL plugin is one of them (the DLAMI ships aws-ofi-nccl 1.21.1).
+    assert TABLE.images["aws-dlami-base-oss-ubuntu-22.04"].ships["aws_ofi_nccl"] == "1.21.1"

@@ -212,3 +212,20 @@ def test_resolved_yaml_roundtrips_to_the_same_model() -> None:
     text = resolved_yaml(loaded)
     again = load_text(text, "resolved.yaml")
     assert again.documents[0].model == loaded.documents[0].model
+
+
+@pytest.mark.parametrize(
+    ("written", "kind"),
+    [
+        # Each provider package's products (Amazon FSx for Lustre, Azure Files over NFS 4.1,
+        # Google Cloud Storage) and a product of no one provider (DDN EXAScaler: Lustre).
+        ("fsx", "lustre"),
+        ("azure_files", "nfs"),
+        ("gcs", "object"),
+        ("exascaler", "lustre"),
+    ],
+)
+def test_a_product_name_for_a_storage_kind_names_the_kind(written: str, kind: str) -> None:
+    text = MINIMAL + f"storage:\n  - {{name: s, kind: {written}, mount: /s}}\n"
+    hints = [hint for _, _, message, hint in problems(text) if repr(written) in message]
+    assert hints == [f"{written} is kind {kind!r} here"]

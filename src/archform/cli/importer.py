@@ -35,7 +35,7 @@ def import_file(
     """Write the archform blueprint a peer file maps to, with where each value came from."""
     from archform.spec import load_paths
     from archform.spec.atomic import write_atomic
-    from archform.spec.peers import READERS
+    from archform.spec.peers import readers
     from archform.spec.peers.emit import render, untouched
 
     def run() -> None:
@@ -45,7 +45,7 @@ def import_file(
             fail(
                 f"{file}: not a file of a format archform imports (it is an archform blueprint, "
                 "or no reader recognises it)",
-                "formats read: " + ", ".join(READERS),
+                "formats read: " + ", ".join(readers()),
             )
         text = "\n---\n".join(render(doc.peer, doc.file) for doc in peers if doc.peer)
         if output is None:

@@ -13,13 +13,14 @@ from archform.render.hostlist import expand, int_list
 from archform.render.targets.ansible.slurm_conf import expected_leaves, slurm_context
 from archform.render.targets.ansible.slurm_install import build_host_image
 from archform.render.targets.ansible.target import context as ansible_context
-from archform.render.targets.common.clouds import pulumi_sdks
+from archform.render.targets.common.clouds import cli_home_dirs, pulumi_sdks
 from archform.render.targets.common.training_view import TrainingView, training_view
 
 __all__ = [
     "TrainingView",
     "ansible_context",
     "build_host_image",
+    "cli_home_dirs",
     "expand",
     "expected_leaves",
     "int_list",

@@ -17,10 +17,12 @@ import json
 import math
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from archform.spec.errors import UsageError
@@ -137,14 +139,6 @@ class LustreService:
 
 
 @dataclass(frozen=True, slots=True)
-class Limits:
-    """Provider limits that decide what archform can build."""
-
-    azure_scale_set_max_vms: int
-    azure_scale_set_source: str
-
-
-@dataclass(frozen=True, slots=True)
 class PartialGpu:
     """A size whose VM gets a fraction of one GPU (a vGPU partition); validate refuses it."""
 
@@ -165,7 +159,7 @@ class Catalog:
         gpus: dict[str, GpuInfo],
         instances: dict[str, InstanceInfo],
         lustre: dict[str, LustreService] | None = None,
-        limits: Limits | None = None,
+        services: Mapping[str, Mapping[str, Any]] | None = None,
         gpu_type_pattern: str = "",
         partial_gpus: dict[str, PartialGpu] | None = None,
     ) -> None:
@@ -174,7 +168,9 @@ class Catalog:
         self.instances = instances
         self._gpu_type = re.compile(gpu_type_pattern, re.IGNORECASE) if gpu_type_pattern else None
         self.lustre = lustre or {}
-        self.limits = limits or Limits(100, "")
+        # The catalog's other `services` entries (limits of one provider's services, each
+        # with its source), read by the provider package they belong to.
+        self.services: Mapping[str, Mapping[str, Any]] = MappingProxyType(dict(services or {}))
         self._gpu_alias = {
             alias.lower(): g for g in gpus.values() for alias in (g.name, *g.aliases)
         }
@@ -400,10 +396,7 @@ def _load(override: str | None) -> Catalog:
     }
     services = data.get("services") or {}
     lustre = {p: _lustre(p, raw) for p, raw in sorted((services.get("lustre") or {}).items())}
-    vmss = services.get("azure_scale_set") or {}
-    limits = Limits(
-        int(vmss.get("single_placement_group_max_vms", 100)), str(vmss.get("source", ""))
-    )
+    others = {k: v for k, v in sorted(services.items()) if k != "lustre" and isinstance(v, dict)}
     pattern = str((data.get("naming") or {}).get("gpu_type_pattern", ""))
     try:
         re.compile(pattern)
@@ -423,7 +416,7 @@ def _load(override: str | None) -> Catalog:
         )
         for name, raw in sorted((data.get("partial_gpus") or {}).items())
     }
-    return Catalog(gpus, instances, lustre, limits, pattern, partial)
+    return Catalog(gpus, instances, lustre, others, pattern, partial)
 
 
 def load_catalog() -> Catalog:

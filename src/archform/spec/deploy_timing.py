@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from archform.spec.datafile import load_data
@@ -17,9 +19,9 @@ class DeployTiming:
     node_provision_s: int
     object_store_mb_per_s: float
     image_pull_s: int
-    aks_rbac_s: int
-    azure_role_s: int
-    eks_pod_identity_s: int
+    # Seconds a grant needs before it is honoured, by the table's key (`<what>_s`; each
+    # with its `<what>_source`): the provider's fleet program reads its own.
+    propagation: Mapping[str, int]
     await_source: str
     service_await_source: str
 
@@ -39,9 +41,7 @@ def deploy_timing() -> DeployTiming:
         node_provision_s=int(node["max_provision_s"]),
         object_store_mb_per_s=float(transfer["object_store_mb_per_s"]),
         image_pull_s=int(transfer["image_pull_s"]),
-        aks_rbac_s=int(prop["aks_rbac_s"]),
-        azure_role_s=int(prop["azure_role_s"]),
-        eks_pod_identity_s=int(prop["eks_pod_identity_s"]),
+        propagation=MappingProxyType({k: int(v) for k, v in prop.items() if k.endswith("_s")}),
         await_source=str(k8s["source"]).split()[0],
         service_await_source=str(k8s["service_source"]).split()[0],
     )

@@ -20,21 +20,6 @@ from archform.spec.paths import Loc, format_path
 from archform.spec.slurm.releases import default_version
 from archform.spec.source import RawDocument
 
-COMPONENTS = (
-    "kernel",
-    "driver",
-    "cuda",
-    "dcgm",
-    "doca_ofed",
-    "efa_installer",
-    "aws_ofi_nccl",
-    "nccl",
-    "pmix",
-    "lustre_client",
-    "slurm",
-    "container_toolkit",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Repository:
@@ -94,6 +79,7 @@ class Image:
 class ImageTable:
     """The whole table: images, repositories, distro packages, provider defaults."""
 
+    components: tuple[str, ...]  # what an image may ship (images.yaml `components`)
     images: dict[str, Image]
     repositories: dict[str, Repository]
     distro: dict[str, dict[str, Any]]
@@ -127,9 +113,9 @@ class ImageTable:
         return tuple(str(p) for p in self.distro[codename].get("packages") or ())
 
 
-def _image(key: str, raw: dict[str, Any]) -> Image:
+def _image(key: str, raw: dict[str, Any], components: tuple[str, ...]) -> Image:
     given = raw["ships"]
-    ships = {c: (str(given[c]) if given.get(c) is not None else None) for c in COMPONENTS}
+    ships = {c: (str(given[c]) if given.get(c) is not None else None) for c in components}
     return Image(
         id=key,
         title=str(raw["title"]),
@@ -174,8 +160,10 @@ def images_data() -> dict[str, Any]:
 def load_images() -> ImageTable:
     """Load (once) the image table."""
     data = images_data()
+    components = tuple(str(c) for c in data["components"])
     return ImageTable(
-        images={k: _image(k, v) for k, v in sorted(data["images"].items())},
+        components=components,
+        images={k: _image(k, v, components) for k, v in sorted(data["images"].items())},
         repositories={k: _repository(k, v) for k, v in sorted(data["repositories"].items())},
         distro={str(k): dict(v) for k, v in data["distro"].items()},
         defaults={str(k): tuple(v) for k, v in data["defaults"].items()},

@@ -200,6 +200,26 @@ class ProviderSpec(Protocol):
         ...
 
     @property
+    def product_kinds(self) -> Mapping[str, str]:
+        """Product names of this provider users write for a generic kind ("efs": "nfs")."""
+        ...
+
+    @property
+    def field_docs(self) -> Mapping[str, str]:
+        """What a blueprint field means here ("network.cidr": "the VPC ..."), for the schema."""
+        ...
+
+    @property
+    def skypilot_cloud(self) -> str | None:
+        """How SkyPilot's `resources.cloud` names this provider (None: SkyPilot has none)."""
+        ...
+
+    @property
+    def skypilot_accelerators(self) -> Mapping[str, tuple[str, str]]:
+        """Accelerator names SkyPilot's catalog ties to one type: name -> (GPU, type)."""
+        ...
+
+    @property
     def api_access_rules_in_security_group(self) -> bool:
         """Each Kubernetes API access range is one inbound rule of a security group."""
         ...
@@ -260,6 +280,29 @@ def sdk_extras() -> tuple[str, ...]:
 def names() -> tuple[str, ...]:
     """Every provider, in the order lists show them."""
     return providers.names()
+
+
+def field_doc(field: str, lead: str) -> str:
+    """A schema description: `lead`, then what each provider says of `field` in list order.
+
+    A provider's words are its `field_docs[field]`, or for a `network.<name>` field it does
+    not read, "not used (<why>)" from its `unused_network_fields`. One provider alone:
+    "gcp only: ...".
+    """
+    said: list[tuple[str, str]] = []
+    for name in providers.names():
+        spec = spec_of(name)
+        text = spec.field_docs.get(field)
+        leaf = field.removeprefix("network.")
+        if text is None and leaf != field and leaf in spec.unused_network_fields:
+            text = f"not used ({spec.unused_network_fields[leaf]})"
+        if text is not None:
+            said.append((name, text))
+    if len(said) == 1:
+        parts = f"{said[0][0]} only: {said[0][1]}"
+    else:
+        parts = "; ".join(f"{name}: {text}" for name, text in said)
+    return " ".join(p for p in (lead, parts + "." if parts else "") if p)
 
 
 def names_where(test: Callable[[ProviderSpec], bool]) -> tuple[str, ...]:

@@ -57,6 +57,10 @@ class SpecBase:
     sdk_extra: str | None = None
     vendor: str = ""
     api_access_rules_in_security_group: bool = False
+    product_kinds: Mapping[str, str] = MappingProxyType({})
+    field_docs: Mapping[str, str] = MappingProxyType({})
+    skypilot_cloud: str | None = None
+    skypilot_accelerators: Mapping[str, tuple[str, str]] = MappingProxyType({})
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """No ranges of archform's own (the site's network is the user's)."""

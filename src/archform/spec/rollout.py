@@ -23,9 +23,12 @@ MAX_SURGE_PERCENT = 25
 """The Deployment's maxSurge, in percent of its replicas (Kubernetes rounds a percentage up)."""
 
 
-def surge_pods(replicas: int) -> int:
-    """Pods a rollout of `replicas` adds at once (maxSurge 25%, rounded up; at least 1)."""
-    return max(1, math.ceil(replicas * MAX_SURGE_PERCENT / 100))
+def surge_pods(replicas: int, percent: int = MAX_SURGE_PERCENT) -> int:
+    """Pods a rollout of `replicas` adds at once: maxSurge `percent`, rounded up, at least 1.
+
+    Kubernetes rounds a percentage maxSurge up (the Deployments page cited above).
+    """
+    return max(1, math.ceil(replicas * percent / 100))
 
 
 def headroom_nodes(max_replicas: int, replicas_per_node: int) -> int:

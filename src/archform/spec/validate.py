@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import types
 import typing
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -12,28 +13,28 @@ from pydantic_core import ErrorDetails
 
 from archform.spec.errors import FieldError, HintedError, SpecProblem
 from archform.spec.paths import Loc, format_path
-from archform.spec.provider import spec_or_none
+from archform.spec.provider import names as provider_names
+from archform.spec.provider import spec_of, spec_or_none
 from archform.spec.source import RawDocument
 
-# Product names users write for a generic kind.
+# Product names users write for a generic kind, sold by more than one provider or none;
+# each provider's own products are its `product_kinds`.
 _SYNONYMS = {
-    "fsx": "lustre",
-    "fsx_lustre": "lustre",
-    "amlfs": "lustre",
-    "managed_lustre": "lustre",
     "exascaler": "lustre",
-    "efs": "nfs",
-    "filestore": "nfs",
-    "azure_files": "nfs",
     "netapp": "nfs",
-    "s3": "object",
-    "gcs": "object",
-    "blob": "object",
     "ib": "infiniband",
-    "tcpxo": "gpudirect_tcpxo",
-    "tcpx": "gpudirect_tcpx",
     "spectrum_x": "roce",
 }
+
+
+@cache
+def _synonyms() -> dict[str, str]:
+    """Product name -> generic kind: the shared ones and every provider's."""
+    out = dict(_SYNONYMS)
+    for name in provider_names():
+        out.update(spec_of(name).product_kinds)
+    return out
+
 
 _TYPE_WORDS = {
     "int_type": "an integer",
@@ -145,7 +146,7 @@ def _describe(
     if kind in ("literal_error", "enum"):
         expected = str(ctx.get("expected", ""))
         options = [o.strip(" '") for o in expected.replace(" or ", ",").split(",") if o.strip()]
-        synonym = _SYNONYMS.get(str(value).lower())
+        synonym = _synonyms().get(str(value).lower())
         close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.5)
         if synonym in options:
             hint = f"{value} is kind {synonym!r} here"

@@ -62,6 +62,22 @@ class Aws(SpecBase):
             "pod_cidr": "EKS pods take addresses in the VPC subnets (VPC CNI)",
         }
     )
+    # What blueprint fields mean on AWS (the schema's descriptions).
+    field_docs = MappingProxyType(
+        {
+            "network.cidr": "the VPC (private and public subnets carved from it)",
+            "network.service_cidr": f"default {service_cidr} (what EKS picks itself for a "
+            "VPC in 10.0.0.0/8)",
+            "deployer.network": "a transit gateway id (tgw-...), one per region as "
+            "{region: id} when the fleet has several (transit gateways are regional)",
+        }
+    )
+    # SkyPilot's `cloud: aws` (sky/clouds/).
+    skypilot_cloud = "aws"
+    # Product names users write for a generic kind (validate's did-you-mean).
+    product_kinds = MappingProxyType(
+        {"fsx": "lustre", "fsx_lustre": "lustre", "efs": "nfs", "s3": "object"}
+    )
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """The cluster VPC, unless the blueprint reuses one."""

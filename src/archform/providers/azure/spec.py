@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from archform.spec.models.training import TrainingCluster
 
 
+def scale_set_max_vms(catalog: Catalog) -> int:
+    """Most VMs of one scale set with a single placement group (catalog services)."""
+    entry = catalog.services.get("azure_scale_set") or {}
+    return int(entry.get("single_placement_group_max_vms", 100))
+
+
 class Azure(SpecBase):
     """Microsoft Azure: VM scale set training clusters, AKS fleets; no model registry yet."""
 
@@ -46,6 +52,24 @@ class Azure(SpecBase):
     pod_cidr = "172.31.0.0/16"
     network_fields = frozenset({"service_cidr", "pod_cidr"})
     unused_network_fields = MappingProxyType({"gpu_cidr": "InfiniBand needs no IP subnets"})
+    # What blueprint fields mean on Azure (the schema's descriptions).
+    field_docs = MappingProxyType(
+        {
+            "network.cidr": "the VNet (node and Lustre subnets)",
+            "network.service_cidr": f"default {service_cidr}",
+            "network.pod_cidr": f"Azure CNI overlay, default {pod_cidr}",
+            "model.source_account_id": "resource id of the storage account `source` names "
+            "(/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/"
+            "storageAccounts/<account>); the stage Job and the serving pods get Storage Blob "
+            "Data Reader on it. Required when `source` is an Azure blob URL",
+            "deployer.network": "a virtual network resource id (peered with every cluster VNet)",
+            "edge.domain": "Front Door also serves its own *.azurefd.net name",
+        }
+    )
+    # SkyPilot's `cloud: azure` (sky/clouds/).
+    skypilot_cloud = "azure"
+    # Product names users write for a generic kind (validate's did-you-mean).
+    product_kinds = MappingProxyType({"amlfs": "lustre", "azure_files": "nfs", "blob": "object"})
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """The cluster VNet."""
@@ -62,7 +86,7 @@ class Azure(SpecBase):
         """Scale sets: no capacity reservation group, at most one placement group's VMs."""
         from archform.spec.buildable import group_loc
 
-        limit = catalog.limits.azure_scale_set_max_vms
+        limit = scale_set_max_vms(catalog)
         for i, group in enumerate(cluster.compute.groups):
             if group.capacity_reservation_id:
                 # Uniform scale sets join a capacity reservation group only with

@@ -101,6 +101,41 @@ class Gcp(SpecBase):
             "pod_cidr": "GKE takes pods from each region's block of `cidr`",
         }
     )
+    # What blueprint fields mean on GCP (the schema's descriptions).
+    field_docs = MappingProxyType(
+        {
+            "network.cidr": "the system VPC's subnet is its lower half and, without psa_cidr, "
+            "private services access its upper half",
+            "network.gpu_cidr": "the block the GPU VPCs' subnets are carved from, in equal "
+            "parts (a3-megagpu-8g: 8 x /19 from a /16)",
+            "network.rdma_cidr": "the block the RDMA VPC's subnets are carved from, in equal "
+            "parts (a3-ultragpu-8g, a4-highgpu-8g: 8 x /19 from a /16)",
+            "network.psa_cidr": "the private services access range Filestore and Managed "
+            "Lustre are peered into (default: the upper half of `cidr`)",
+            "storage.filestore_tier": "`kind: nfs`: the Filestore service tier; its capacity "
+            "range is checked (default BASIC_SSD)",
+            "network.control_plane_cidr": "region i's GKE control plane gets the i-th /28 of "
+            f"this block, default {control_plane_cidr}",
+            "deployer.network": "a Network Connectivity Center hub "
+            "(projects/P/locations/global/hubs/H; every cluster VPC becomes a spoke)",
+        }
+    )
+    # SkyPilot's `cloud: gcp` (sky/clouds/); its GCP catalog names the A3 Mega H100
+    # "H100-MEGA" (a3-megagpu-8g), and plain "H100" on GCP is a3-highgpu-8g.
+    skypilot_cloud = "gcp"
+    skypilot_accelerators = MappingProxyType(
+        {"H100-MEGA": ("H100", "a3-megagpu-8g"), "H100": ("H100", "a3-highgpu-8g")}
+    )
+    # Product names users write for a generic kind (validate's did-you-mean).
+    product_kinds = MappingProxyType(
+        {
+            "managed_lustre": "lustre",
+            "filestore": "nfs",
+            "gcs": "object",
+            "tcpxo": "gpudirect_tcpxo",
+            "tcpx": "gpudirect_tcpx",
+        }
+    )
 
     def training_blocks(self, cluster: TrainingCluster, catalog: Catalog) -> list[Block]:
         """System subnet, private services access range, GPU VPC and RDMA subnets."""

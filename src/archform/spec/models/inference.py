@@ -22,6 +22,7 @@ from archform.spec.models.common import (
     Strict,
 )
 from archform.spec.open_models import fill_from_named
+from archform.spec.provider import field_doc, names_where
 
 
 class FleetNetwork(Strict):
@@ -37,19 +38,15 @@ class FleetNetwork(Strict):
     )
     service_cidr: Ipv4Cidr | None = Field(
         default=None,
-        description="Kubernetes Service range of every cluster. aws: default 172.20.0.0/16 "
-        "(what EKS picks itself for a VPC in 10.0.0.0/8); azure: default 172.30.0.0/16; "
-        "gcp: not used (GKE takes Services from each region's block).",
+        description=field_doc("network.service_cidr", "Kubernetes Service range of every cluster."),
     )
     pod_cidr: Ipv4Cidr | None = Field(
         default=None,
-        description="azure only (Azure CNI overlay): the pod range of every cluster, "
-        "default 172.31.0.0/16. GKE takes pods from each region's block, EKS from the VPC.",
+        description=field_doc("network.pod_cidr", "The pod range of every cluster."),
     )
     control_plane_cidr: Ipv4Cidr | None = Field(
         default=None,
-        description="gcp only: region i's GKE control plane gets the i-th /28 of this "
-        "block, default 10.99.0.0/24.",
+        description=field_doc("network.control_plane_cidr", ""),
     )
 
 
@@ -80,6 +77,11 @@ class FleetPlacement(Strict):
     def all_regions(self) -> tuple[str, ...]:
         """Every region, in the order written."""
         return tuple(self.regions) if self.regions is not None else (str(self.region),)
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """'aws and gcp'."""
+    return " and ".join((", ".join(names[:-1]), names[-1])) if len(names) > 1 else "".join(names)
 
 
 def _params_from_base(schema: dict[str, Any]) -> None:
@@ -123,10 +125,7 @@ class ServedModel(Strict):
     )
     source_account_id: str | None = Field(
         default=None,
-        description="azure: resource id of the storage account `source` names "
-        "(/subscriptions/<id>/resourceGroups/<rg>/providers/Microsoft.Storage/"
-        "storageAccounts/<account>); the stage Job and the serving pods get Storage Blob Data "
-        "Reader on it. Required when `source` is an Azure blob URL.",
+        description=field_doc("model.source_account_id", ""),
     )
     replicate_to_regions: bool = Field(
         default=True,
@@ -257,11 +256,9 @@ class DeployerAccess(Strict):
 
     network: str | dict[Region, str] | None = Field(
         default=None,
-        description="The deployer's network to connect each cluster network to. aws: a "
-        "transit gateway id (tgw-...), one per region as {region: id} when the fleet has "
-        "several (transit gateways are regional); azure: a virtual network resource id "
-        "(peered with every cluster VNet); gcp: a Network Connectivity Center hub "
-        "(projects/P/locations/global/hubs/H; every cluster VPC becomes a spoke).",
+        description=field_doc(
+            "deployer.network", "The deployer's network to connect each cluster network to."
+        ),
     )
     cidrs: list[Ipv4Cidr] = Field(
         default_factory=list,
@@ -347,8 +344,11 @@ class Edge(Strict):
     )
     domain: Fqdn | None = Field(
         default=None,
-        description="The name clients use; its managed certificate is issued for it. Needed "
-        "for https on aws and gcp (Front Door also serves its own *.azurefd.net name).",
+        description=field_doc(
+            "edge.domain",
+            "The name clients use; its managed certificate is issued for it. Needed for https "
+            "on " + _listed(names_where(lambda s: s.fleets and not s.edge_has_own_name)) + ".",
+        ),
     )
     auth: Literal["api_key", "none"] = Field(
         default="api_key",

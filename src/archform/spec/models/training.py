@@ -29,7 +29,7 @@ from archform.spec.models.common import (
     Zone,
 )
 from archform.spec.open_models import fill_from_named
-from archform.spec.provider import spec_of
+from archform.spec.provider import field_doc, spec_of
 
 FilestoreTier = Literal[
     "BASIC_HDD", "BASIC_SSD", "ZONAL", "REGIONAL", "HIGH_SCALE_SSD", "ENTERPRISE"
@@ -48,24 +48,19 @@ class Network(Strict):
 
     cidr: Ipv4Cidr = Field(
         default="10.42.0.0/16",
-        description="The system network. aws: the VPC (private and public subnets carved "
-        "from it); azure: the VNet (node and Lustre subnets); gcp: the system VPC's subnet "
-        "is its lower half and, without psa_cidr, private services access its upper half.",
+        description=field_doc("network.cidr", "The system network."),
     )
     gpu_cidr: Ipv4Cidr = Field(
         default="10.64.0.0/16",
-        description="gcp only: the block the GPU VPCs' subnets are carved from, in equal "
-        "parts (a3-megagpu-8g: 8 x /19 from a /16).",
+        description=field_doc("network.gpu_cidr", ""),
     )
     rdma_cidr: Ipv4Cidr = Field(
         default="10.65.0.0/16",
-        description="gcp only: the block the RDMA VPC's subnets are carved from, in equal "
-        "parts (a3-ultragpu-8g, a4-highgpu-8g: 8 x /19 from a /16).",
+        description=field_doc("network.rdma_cidr", ""),
     )
     psa_cidr: Ipv4Cidr | None = Field(
         default=None,
-        description="gcp only: the private services access range Filestore and Managed "
-        "Lustre are peered into (default: the upper half of `cidr`).",
+        description=field_doc("network.psa_cidr", ""),
     )
     existing_vpc_id: CloudId | None = None
     existing_subnet_ids: list[CloudId] = Field(default_factory=list)
@@ -247,8 +242,7 @@ class Storage(Strict):
     stripe_count: Annotated[int, Field(ge=-1, le=2000)] | None = None
     filestore_tier: FilestoreTier | None = Field(
         default=None,
-        description="GCP `kind: nfs`: the Filestore service tier; its capacity range is "
-        "checked (default BASIC_SSD).",
+        description=field_doc("storage.filestore_tier", ""),
     )
     lnet: LnetNetwork | None = Field(
         default=None,

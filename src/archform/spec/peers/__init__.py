@@ -17,7 +17,9 @@ words at its line (exit 2), like the tool's own schema validation.
 
 How to add a reader
 ===================
-1. Write one module `archform/spec/peers/<name>.py` exposing::
+1. Write one module exposing the interface below: `archform/providers/<provider>/peers/<name>.py`
+   for a tool of one cloud (AWS ParallelCluster, Cluster Toolkit), else
+   `archform/spec/peers/<name>.py` (SkyPilot, which names its cloud per task)::
 
        NAME = "skypilot"                      # short id, used in messages and `import`
        TITLE = "SkyPilot task YAML"           # shown to users
@@ -34,7 +36,8 @@ How to add a reader
        def read(m: Mapper) -> None:
            '''Map m.data (the peer document) onto archform data with m.put(...).'''
 
-2. Add it to `READERS` below (name -> module); modules are imported on first use.
+2. Register it (name -> module): in the provider's `peers/__init__.py` `READERS`, else in
+   `SHARED_READERS` below; modules are imported on first use.
 3. In `read`, for each peer key:
    - `m.keys(src, allowed)` at every peer mapping: an unknown key becomes the peer's own
      kind of error at its line (with a did-you-mean), collected, raised by the framework;
@@ -68,16 +71,18 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import replace
+from functools import cache
 from types import ModuleType
 from typing import Any
 
+from archform import providers
 from archform.spec.errors import SpecProblem
 from archform.spec.paths import parse_path
 from archform.spec.peers.mapper import Mapper, Origin, PeerInfo, PeerNote
 from archform.spec.source import RawDocument
 
 __all__ = [
-    "READERS",
+    "SHARED_READERS",
     "Mapper",
     "Origin",
     "PeerInfo",
@@ -85,34 +90,44 @@ __all__ = [
     "in_peer_terms",
     "reader",
     "reader_for",
+    "readers",
     "sniff",
     "translate",
 ]
 
-# name -> module; each module is one reader (see the docstring for its interface).
-READERS: dict[str, str] = {
-    "parallelcluster": "archform.spec.peers.parallelcluster",
+# name -> module of the readers of tools that target several clouds (see the docstring for
+# a reader's interface); a tool of one cloud is its provider package's (`peers.READERS`).
+SHARED_READERS: dict[str, str] = {
     "skyserve": "archform.spec.peers.skyserve",
     "skypilot": "archform.spec.peers.skypilot",
-    "cluster-toolkit": "archform.spec.peers.cluster_toolkit",
 }
+
+
+@cache
+def readers() -> dict[str, str]:
+    """Every registered reader, name -> module: each provider's (in list order), then shared."""
+    out: dict[str, str] = {}
+    for name in providers.names():
+        out.update(getattr(providers.part(name, "peers"), "READERS", {}))
+    out.update(SHARED_READERS)
+    return out
 
 
 def reader(name: str) -> ModuleType:
     """The reader module registered under `name`, imported on first use."""
-    return importlib.import_module(READERS[name])
+    return importlib.import_module(readers()[name])
 
 
 def sniff(text: str) -> bool:
     """Some registered reader recognises this file's text as its format (discovery)."""
-    return any(reader(name).sniff(text) for name in READERS)
+    return any(reader(name).sniff(text) for name in readers())
 
 
 def reader_for(data: Any) -> ModuleType | None:
     """The reader that claims this parsed document, or None (not a peer document)."""
     if isinstance(data, dict) and "kind" in data:
         return None  # an archform blueprint (or a near miss of one): the loader's
-    for name in READERS:
+    for name in readers():
         module = reader(name)
         if module.claims(data):
             return module

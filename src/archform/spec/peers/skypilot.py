@@ -15,6 +15,8 @@ from typing import Any
 from archform.spec.catalog import load_catalog
 from archform.spec.paths import Loc
 from archform.spec.peers.mapper import Mapper
+from archform.spec.provider import names as provider_names
+from archform.spec.provider import spec_of
 
 NAME = "skypilot"
 TITLE = "SkyPilot task YAML"
@@ -78,10 +80,6 @@ RESOURCE_KEYS = (
     "ordered",
 )
 MOUNT_KEYS = ("name", "source", "store", "persistent", "mode", "mount_options", "type", "config")
-CLOUDS = {"aws": "aws", "gcp": "gcp", "azure": "azure"}
-# SkyPilot's GCP catalog names the A3 Mega H100 "H100-MEGA" (a3-megagpu-8g); plain "H100"
-# on GCP is a3-highgpu-8g.
-GCP_ALIASES = {"H100-MEGA": ("H100", "a3-megagpu-8g"), "H100": ("H100", "a3-highgpu-8g")}
 URI = re.compile(r"^(s3|gs|r2|cos|oci|https)://")
 _TOP = re.compile(r"^(resources|num_nodes|file_mounts|run|setup):", re.MULTILINE)
 _KIND = re.compile(r"^kind:", re.MULTILINE)
@@ -92,6 +90,23 @@ REASONS = {
     "secrets": "secrets are not part of the blueprint",
     "workdir": "the synced working directory is not part of the blueprint",
 }
+
+
+def clouds() -> dict[str, str]:
+    """SkyPilot's cloud name -> archform provider, for the providers that declare one."""
+    return {c: n for n in provider_names() if (c := spec_of(n).skypilot_cloud) is not None}
+
+
+def cloud_hint() -> str:
+    """'set resources.cloud (or infra) to aws, gcp or azure'."""
+    names = list(clouds())
+    listed = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+    return f"set resources.cloud (or infra) to {listed}"
+
+
+def fixed_instance(provider: str, model: str) -> tuple[str, str] | None:
+    """(GPU model, instance type) SkyPilot's catalog of `provider` ties `model` to, or None."""
+    return spec_of(provider).skypilot_accelerators.get(model)
 
 
 def sniff(text: str) -> bool:
@@ -165,14 +180,15 @@ def _placement(m: Mapper, res: Loc, chosen: Loc) -> str | None:
         parts = infra[1].split("/")
     where = infra[0] if infra is not None else cloud[0] if cloud is not None else res
     name = (parts[0] if parts else str(cloud[1]) if cloud is not None else "").lower()
-    if name not in CLOUDS:
-        hint = "set resources.cloud (or infra) to aws, gcp or azure"
+    known = clouds()
+    if name not in known:
+        hint = cloud_hint()
         if not name:
             m.error(where, "no cloud given: SkyPilot picks one at launch, archform cannot", hint)
         else:
             m.error(where, f"cloud {name!r} is not one archform models", hint, prefer="value")
         return None
-    provider = CLOUDS[name]
+    provider = known[name]
     m.put(("placement", "provider"), provider, where)
     region = _value(m, res, chosen, "region")
     zone = _value(m, res, chosen, "zone")
@@ -212,9 +228,11 @@ def _instance(m: Mapper, provider: str, res: Loc, chosen: Loc) -> None:
         m.error(res, "no accelerators or instance_type", "archform lints GPU tasks; add one")
         return
     model, count = parsed
-    if provider == "gcp" and model in GCP_ALIASES:
-        model, instance = GCP_ALIASES[model]
-        m.put(("compute", "instance_type"), instance, acc[0], why=f"SkyPilot's GCP {parsed[0]}")
+    fixed = fixed_instance(provider, model)
+    if fixed is not None:
+        model, instance = fixed
+        label = spec_of(provider).label
+        m.put(("compute", "instance_type"), instance, acc[0], why=f"SkyPilot's {label} {parsed[0]}")
         return
     gpu = catalog.gpu(model)
     matches = sorted(

@@ -32,6 +32,7 @@ from archform.spec.open_models import open_model
 from archform.spec.paths import Loc
 from archform.spec.peers import skypilot
 from archform.spec.peers.mapper import Mapper
+from archform.spec.provider import spec_of
 
 NAME = "skyserve"
 TITLE = "SkyServe service YAML"
@@ -306,14 +307,15 @@ def _where(m: Mapper, res: Loc, cand: Loc) -> tuple[str, Loc, str | None, Loc]:
 def _placement(m: Mapper, res: Loc, candidates: list[Loc]) -> list[str]:
     spots = [_where(m, res, cand) for cand in candidates]
     cloud, first, _, _ = spots[0]
-    hint = "set resources.cloud (or infra) to aws, gcp or azure"
-    if cloud not in skypilot.CLOUDS:
+    hint = skypilot.cloud_hint()
+    known = skypilot.clouds()
+    if cloud not in known:
         if not cloud:
             m.error(first, "no cloud given: SkyServe picks one at launch, archform cannot", hint)
         else:
             m.error(first, f"cloud {cloud!r} is not one archform models", hint, prefer="value")
         return []
-    provider = skypilot.CLOUDS[cloud]
+    provider = known[cloud]
     m.put(("placement", "provider"), provider, first)
     regions: list[str] = []
     for cand, (other, _, region, at) in zip(candidates, spots, strict=True):
@@ -405,9 +407,12 @@ def _instance(m: Mapper, provider: str, res: Loc, candidates: list[Loc]) -> None
         return
     model, count = parsed
     catalog = load_catalog()
-    if provider == "gcp" and model in skypilot.GCP_ALIASES:
-        model, instance = skypilot.GCP_ALIASES[model]
-        m.put(("gpu_pool", "instance_type"), instance, first[0], why=f"SkyPilot's GCP {parsed[0]}")
+    fixed = skypilot.fixed_instance(provider, model)
+    if fixed is not None:
+        model, instance = fixed
+        label = spec_of(provider).label
+        why = f"SkyPilot's {label} {parsed[0]}"
+        m.put(("gpu_pool", "instance_type"), instance, first[0], why=why)
         return
     gpu = catalog.gpu(model)
     matches = sorted(

@@ -4,7 +4,7 @@ Checkov runs once per tree over every versioned manifest (`kubernetes/<region>/*
 the same files kubernetes-validate checks) with `--skip-download` (no platform calls). One
 result per manifest folder: failed with each failing check (id, name, resource, file), or
 passed with the count and every skipped check and its reason: the checks skipped for all
-manifests (SKIPS below, each with the reason archform does not meet it) and the ones a
+manifests (`skips()` below, each with the reason archform does not meet it) and the ones a
 manifest skips itself (a `checkov.io/skip1` annotation, e.g. an image without a recorded
 digest). Without Checkov on PATH: skipped, with the command that installs it (archform.install).
 """
@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from archform.install import checkov_hint
+from archform.render.public import cli_home_dirs
 from archform.verify import Check, Result, missing_tools, tool_path
 from archform.verify.checks.kubernetes import manifests
 
@@ -25,7 +27,7 @@ NAME = "checkov"
 
 # Checks archform's manifests do not meet on purpose: check id -> why (data, printed by
 # verify with every result). Everything else Checkov checks must pass.
-SKIPS: dict[str, str] = {
+_SKIPS: dict[str, str] = {
     "CKV_K8S_11": (
         "no CPU limits: a CFS quota throttles the model server's tokenizer and scheduler "
         "threads (latency spikes while the GPU idles); pods request their CPU share and "
@@ -38,7 +40,7 @@ SKIPS: dict[str, str] = {
     ),
     "CKV_K8S_22": (
         "writable root filesystem: the server images (torch/triton compile caches) and the "
-        "cloud CLIs (~/.azure, ~/.config/gcloud) write under their home directories; a "
+        "cloud CLIs ({cli_dirs}) write under their home directories; a "
         "read-only root with a mount for each is untested on the target images"
     ),
     "CKV_K8S_23": (
@@ -50,6 +52,15 @@ SKIPS: dict[str, str] = {
         "UID is the image's (see CKV_K8S_23); all capabilities dropped, no privilege escalation"
     ),
 }
+
+
+@cache
+def skips() -> dict[str, str]:
+    """The checks skipped for every manifest, with why (each provider's CLI folders in)."""
+    dirs = ", ".join(cli_home_dirs())
+    return {k: v.replace("{cli_dirs}", dirs) for k, v in _SKIPS.items()}
+
+
 TIMEOUT_S = 600
 
 
@@ -85,7 +96,7 @@ def _run(root: Path) -> list[Result]:
             )
         ]
     cmd = [tool_path("checkov"), "--framework", "kubernetes", "-o", "json", "--skip-download"]
-    cmd += ["--skip-check", ",".join(sorted(SKIPS))]
+    cmd += ["--skip-check", ",".join(sorted(skips()))]
     for path, _ in found:
         cmd += ["-f", str(path)]
     env = {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": ""}
@@ -129,8 +140,8 @@ def _run(root: Path) -> list[Result]:
         if failed[folder]:
             out.append(Result(NAME, folder, "failed", "; ".join(sorted(failed[folder]))))
             continue
-        skips = {**SKIPS, **skipped[folder]}
-        listed = "; ".join(f"{k}: {v}" for k, v in sorted(skips.items()))
+        skips_here = {**skips(), **skipped[folder]}
+        listed = "; ".join(f"{k}: {v}" for k, v in sorted(skips_here.items()))
         out.append(
             Result(NAME, folder, "passed", f"{passed[folder]} checks passed; skipped: {listed}")
         )

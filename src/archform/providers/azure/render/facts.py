@@ -8,6 +8,9 @@ FACTS = CloudFacts(
     system_pool_instance="Standard_D8s_v5",
     # [image tag unverified offline]
     cli_image="mcr.microsoft.com/azure-cli:2.67.0",
+    # az keeps its configuration and token cache in $AZURE_CONFIG_DIR, $HOME/.azure by default
+    # (https://learn.microsoft.com/cli/azure/azure-cli-configuration).
+    cli_home_dirs=("~/.azure",),
     nfs_mount_options="nfsvers=4.1,hard,timeo=600,retrans=2,_netdev",
     local_nvme_path="/mnt/nvme",
     # AMLFS: the DKMS client the Azure HPC image build installs (install_lustre_client.sh,
@@ -31,4 +34,5 @@ FACTS = CloudFacts(
     keeps_image_nccl_conf=True,
     # The HPC images ship NCCL topology files for the ND-series VMs (catalog nccl_topo_file).
     nccl_topo_files=True,
+    nccl_topo_var="fabric_azure_topo_file",
 )

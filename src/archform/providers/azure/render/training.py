@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from archform.providers.azure.spec import scale_set_max_vms
 from archform.render.targets.common.node_image import cluster_image, image_reference
 from archform.render.targets.common.pulumi import (
     ConfigKey,
@@ -82,7 +83,7 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     compute_cidr, lustre_cidr = carve(net.cidr, 4)[:2]
     groups: list[ScaleSet] = []
     for group, gv in zip(cluster.compute.groups, view.groups, strict=True):
-        assert group.nodes <= catalog.limits.azure_scale_set_max_vms, "spec.buildable"
+        assert group.nodes <= scale_set_max_vms(catalog), "spec.buildable"
         assert group.instance_type is not None, "checked by spec.buildable"
         prefix = f"{cluster.name}-{group.name}-"
         groups.append(
@@ -165,7 +166,7 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     notes = [
         "Each node group is one Uniform scale set with singlePlacementGroup=true, "
         "platformFaultDomainCount=1 and overprovisioning off: Azure wires InfiniBand only "
-        f"inside such a set, which holds at most {catalog.limits.azure_scale_set_max_vms} VMs.",
+        f"inside such a set, which holds at most {scale_set_max_vms(catalog)} VMs.",
         "The scale set may replace a VM (new instance id, computer name and address), so the "
         "Ansible inventory lists its live VMs when it runs (`az vmss list-instances` and "
         "`az vmss nic list`: install the Azure CLI and `az login` where Ansible runs); each VM "

@@ -8,6 +8,9 @@ FACTS = CloudFacts(
     system_pool_instance="n2-standard-8",
     # [image tag unverified offline]
     cli_image="gcr.io/google.com/cloudsdktool/google-cloud-cli:502.0.0-slim",
+    # gcloud's config directory, ~/.config/gcloud on Linux, "must be write-enabled"
+    # (https://cloud.google.com/sdk/docs/configurations).
+    cli_home_dirs=("~/.config/gcloud",),
     # Filestore BASIC_HDD/BASIC_SSD (the tier archform creates) speak NFSv3 only; NFSv4.1 is
     # for the zonal, regional and enterprise tiers
     # (cloud.google.com/filestore/docs/mounting-fileshares; service-tiers).

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archform.render.targets.ansible import local_nvme, nccl, validate_vars
-from archform.render.targets.common.clouds import cloud
+from archform.render.targets.common.clouds import cloud, nccl_topo_vars
 from archform.render.targets.common.training_view import TrainingView
 from archform.spec import slurm
 from archform.spec.models.training import Storage
@@ -163,7 +163,7 @@ def group_vars(view: TrainingView) -> GroupVars:
         ("fabric_rate_gbps_per_rail", rate_per_rail),
         ("fabric_gpudirect_rdma", bool(fabric.gpudirect_rdma)),
         ("fabric_hcas", fabric.hcas or []),
-        ("fabric_azure_topo_file", nccl.topo_file(first.instance_type) or ""),
+        *((var, nccl.topo_file(first.instance_type) or "") for var in nccl_topo_vars()),
         ("lustre_mounts", storage_mounts(view, "lustre")),
         ("nfs_mounts", storage_mounts(view, "nfs")),
         (

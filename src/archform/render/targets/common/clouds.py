@@ -49,9 +49,15 @@ class CloudFacts:
     # The images ship an NCCL topology file per instance family (catalog nccl_topo_file):
     # NCCL_TOPO_FILE points at it and containers bind its folder.
     nccl_topo_files: bool = False
+    # The Ansible group variable that names that topology file, written in every cluster's
+    # group_vars ("" where the instance family has none) so a playbook may read it anywhere.
+    nccl_topo_var: str | None = None
     # The environment script (and its library folder) of the provider's RoCE NCCL plugin,
     # which the NCCL profile sources when present; None: no such plugin.
     roce_nccl_profile: tuple[str, str] | None = None
+    # Where the CLI of `cli_image` writes under its user's home directory (its config
+    # directory, sources in each facts.py); empty: nowhere archform knows of.
+    cli_home_dirs: tuple[str, ...] = ()
 
     def object_url(self, bucket: str, path: str) -> str:
         """The URI of `path` in `bucket` (a cloud with an object store)."""
@@ -67,6 +73,16 @@ def pulumi_sdks() -> dict[str, str]:
         if sdk is not None:
             out[name] = sdk[0]
     return out
+
+
+def nccl_topo_vars() -> tuple[str, ...]:
+    """The NCCL topology file group variables of the providers that declare one."""
+    return tuple(v for name in providers.names() if (v := cloud(name).nccl_topo_var))
+
+
+def cli_home_dirs() -> tuple[str, ...]:
+    """Every provider's CLI's folders under its home directory, in list order."""
+    return tuple(d for name in providers.names() for d in cloud(name).cli_home_dirs)
 
 
 @cache

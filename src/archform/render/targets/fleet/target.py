@@ -85,11 +85,7 @@ def fleet_data(fleet: InferenceFleet, release: Release | None = None) -> FleetDa
             # waits for the same starting replicas, so it gets the same budget.
             "Service": await_of(startup),
         },
-        propagation={
-            "aks_rbac_s": timing.aks_rbac_s,
-            "azure_role_s": timing.azure_role_s,
-            "eks_pod_identity_s": timing.eks_pod_identity_s,
-        },
+        propagation=dict(timing.propagation),
     )
 
 

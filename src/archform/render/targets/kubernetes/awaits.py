@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from archform.spec import rollout
 from archform.spec.deploy_timing import deploy_timing
 
 
@@ -61,7 +62,7 @@ def surge_pods(strategy: dict[str, Any], replicas: int) -> int:
     """Pods a rolling update adds at once: maxSurge as a count, or a percentage rounded up."""
     surge = (strategy.get("rollingUpdate") or {}).get("maxSurge", "25%")
     if isinstance(surge, str) and surge.endswith("%"):
-        return max(1, math.ceil(replicas * int(surge[:-1]) / 100))
+        return rollout.surge_pods(replicas, int(surge[:-1]))
     return max(1, int(surge))
 
 

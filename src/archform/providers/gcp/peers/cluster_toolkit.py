@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from archform.providers.gcp.peers.ct_wiring import REF, Wiring, wire
 from archform.spec.catalog import load_catalog
 from archform.spec.paths import Loc
-from archform.spec.peers.ct_wiring import REF, Wiring, wire
 from archform.spec.peers.mapper import Mapper
 
 NAME = "cluster-toolkit"

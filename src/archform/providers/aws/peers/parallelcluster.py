@@ -16,10 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from archform.spec.catalog import load_catalog
-from archform.spec.paths import Loc
-from archform.spec.peers.mapper import Mapper
-from archform.spec.peers.pcluster_schema import (
+from archform.providers.aws.peers.pcluster_schema import (
     CAPACITY_TYPES,
     DEFAULT_ALLOWED_IPS,
     DEFAULT_MAX_COUNT,
@@ -29,7 +26,10 @@ from archform.spec.peers.pcluster_schema import (
     SCHEMAS,
     TYPES,
 )
-from archform.spec.peers.pcluster_storage import storage, tags
+from archform.providers.aws.peers.pcluster_storage import storage, tags
+from archform.spec.catalog import load_catalog
+from archform.spec.paths import Loc
+from archform.spec.peers.mapper import Mapper
 
 NAME = "parallelcluster"
 TITLE = "AWS ParallelCluster 3 cluster configuration"

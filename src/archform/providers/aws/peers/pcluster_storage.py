@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import re
 
-from archform.spec.paths import Loc
-from archform.spec.peers.mapper import Mapper
-from archform.spec.peers.pcluster_schema import (
+from archform.providers.aws.peers.pcluster_schema import (
     DEFAULT_EBS_ENCRYPTED,
     DEFAULT_EBS_SIZE_GIB,
     DEFAULT_EFS_ENCRYPTED,
@@ -17,6 +15,8 @@ from archform.spec.peers.pcluster_schema import (
     FSX_DEPLOYMENT_TYPES,
     STORAGE_TYPES,
 )
+from archform.spec.paths import Loc
+from archform.spec.peers.mapper import Mapper
 
 _GIB_PER_TIB = 1024
 EFS_ASSUMED_TIB = 1.0

@@ -1,7 +1,7 @@
 """How a Cluster Toolkit blueprint's modules are wired: `use:` and `$(id.output)`, as gcluster does.
 
 Facts from GoogleCloudPlatform/cluster-toolkit (v1.95.0, the commit in
-data/cluster_toolkit_modules.yaml): pkg/config/expand.go and pkg/config/config.go.
+archform/spec/data/cluster_toolkit_modules.yaml): pkg/config/expand.go and pkg/config/config.go.
 
 - `$(vars.x)` names a deployment variable; `$(id.output)` an output of module `id`
   (pkg/config/expression.go; "Expected reference formats: $(vars.var_name) or
@@ -16,7 +16,8 @@ data/cluster_toolkit_modules.yaml): pkg/config/expand.go and pkg/config/config.g
   (validateModuleReference, validateModuleSettingReference, HintSpelling).
 
 A module's outputs and inputs come from its outputs.tf and variables.tf in that commit
-(data/cluster_toolkit_modules.yaml); a module not in that file is not checked for its outputs.
+(archform/spec/data/cluster_toolkit_modules.yaml); a module not in that file is not checked for
+its outputs.
 """
 
 from __future__ import annotations
