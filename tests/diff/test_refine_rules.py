@@ -177,8 +177,12 @@ def test_more_local_nvme_means_other_instances() -> None:
 def test_lustre_growth_follows_the_provider() -> None:
     # FSx for Lustre grows online ("Increasing storage capacity", LustreGuide); Azure Managed
     # Lustre's size is fixed at creation (create-file-system-portal, "can't be changed after
-    # you create your file system"); on-prem OSTs are added to a running file system
+    # you create your file system"); Google Managed Lustre's capacity can be increased while
+    # the instance is in use (cloud.google.com/managed-lustre/docs/increase-capacity) and
+    # capacityGib is not immutable in the provider (magic-modules mmv1/products/lustre/
+    # Instance.yaml); on-prem OSTs are added to a running file system
     assert _impact(_capacity("aws", "lustre", 24, 48)) == INPLACE
+    assert _impact(_capacity("gcp", "lustre", 24, 48)) == INPLACE
     assert _impact(_capacity("azure", "lustre", 24, 48)) == DATA
     assert _impact(_capacity("onprem", "lustre", 24, 48)) == INPLACE
     # other kinds grow in place everywhere (EFS/Filestore resize up, object has no size)

@@ -88,7 +88,11 @@ def capacity(edit: Edit) -> tuple[Impact, str] | None:
             "archform assumes this managed Lustre cannot grow in place: a new file system "
             "is created and the data must be copied"
         )
-    return INPLACE, "the file system grows online (FSx for Lustre, EFS/Filestore, on-prem OSTs)"
+    return (
+        INPLACE,
+        "the file system grows online (FSx for Lustre, Google Managed Lustre, EFS/Filestore, "
+        "on-prem OSTs)",
+    )
 
 
 def scratch_fixed(reason_ok: str) -> Refine:

@@ -114,7 +114,12 @@ def _gcp_readdressed(shifted: list[str]) -> Verdict:
 class GcpDiff(DiffBase):
     """GCE training clusters, GKE fleets."""
 
-    lustre_grows = False
+    # Managed Lustre grows online ("You can continue to use your instance while the update
+    # operation is taking place", https://cloud.google.com/managed-lustre/docs/increase-capacity),
+    # and the provider updates capacityGib in place (PATCH with an update mask; the field is
+    # not immutable: GoogleCloudPlatform/magic-modules mmv1/products/lustre/Instance.yaml at
+    # 055860e). The new size must stay a multiple of the tier's step size.
+    lustre_grows = True
     # https://cloud.google.com/kubernetes-engine/docs/how-to/node-pools#deleting_a_node_pool
     node_pool = "node pool"
     # https://cloud.google.com/kubernetes-engine/docs/concepts/cluster-upgrades
