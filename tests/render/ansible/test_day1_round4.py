@@ -1,0 +1,256 @@
+"""Day-1 findings of the fourth practitioner review: the seam between `pulumi up` and Ansible.
+
+Each test reads the tree archform generates for a bundled cloud blueprint and fails on the
+output of commit 3292190: the README's commands, run as written right after `pulumi up`, could
+not log in to a single node. Expected values come from the vendors' documentation named in each
+test, never from archform's own output.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+import support
+from archform.render.generate import build_files, generate
+from archform.spec import load_paths
+
+CLOUD_TREES = ["aws-p5-efa-fsx", "gcp-a3-mega-tcpxo", "azure-nd-h100-v5"]
+ALL_TREES = [*CLOUD_TREES, "onprem-h100-ib-lustre", "onprem-cpu-smoke"]
+
+
+def _tree(stem: str) -> dict[str, str]:
+    loaded = load_paths([support.BLUEPRINTS / f"{stem}.yaml"])
+    return {f.path: f.content.decode("utf-8", "replace") for f in build_files(loaded)}
+
+
+def _yaml(text: str) -> Any:
+    reader = YAML(typ="safe", pure=True)
+    reader.constructor.add_constructor(
+        "!unsafe", lambda loader, node: loader.construct_scalar(node)
+    )
+    return reader.load(text)
+
+
+def _bring_up(readme: str) -> list[list[str]]:
+    """The commands of the README's "Bring the cluster up" block, as argument lists."""
+    block = readme.split("## Bring the cluster up", 1)[1].split("```sh\n", 1)[1]
+    lines = block.split("```", 1)[0].splitlines()
+    return [shlex.split(line, comments=True) for line in lines if line.strip()]
+
+
+def _outputs(ssh_user: str | None) -> dict[str, Any]:
+    inventory: dict[str, Any] = {
+        "controller": [{"name": "ctl", "address": "10.0.0.2"}],
+        "login": [],
+        "compute": [{"name": "gpu001", "address": "10.0.0.3", "group": "gpu"}],
+        # The storage of aws-p5-efa-fsx (the inventory refuses outputs that lack one).
+        "lustre": {
+            name: {"dns_name": f"{name}.fsx.invalid", "mount_name": "abcdef"}
+            for name in ("datasets", "checkpoints")
+        },
+        "nfs": {"home": {"address": "home.efs.invalid", "export": "/"}},
+        "scale_sets": [],
+    }
+    if ssh_user is not None:
+        inventory["ssh_user"] = ssh_user
+    return {"ansible_inventory": inventory}
+
+
+# --- Ansible logs in as the image's user, not the operator's local user name -----------------
+
+
+def _inventory_hostvars(script: Path, outputs: Path, **env: str) -> dict[str, dict[str, Any]]:
+    """ansible-inventory's view of each host: its variables with its groups' merged in."""
+    support.require_tool("ansible-inventory")
+    out = {}
+    for host in ("ctl", "gpu001"):
+        shown = subprocess.run(
+            ["ansible-inventory", "-i", str(script), "--host", host],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "ARCHFORM_PULUMI_OUTPUTS": str(outputs), **env},
+            check=False,
+        )
+        assert shown.returncode == 0, shown.stderr
+        out[host] = json.loads(shown.stdout)
+    return out
+
+
+def _inventory_script(tmp_path: Path, stem: str) -> Path:
+    """The generated tree's Ansible inventory script."""
+    loaded = load_paths([support.BLUEPRINTS / f"{stem}.yaml"])
+    generate(loaded, tmp_path / "tree")
+    return tmp_path / "tree" / "ansible" / "inventory" / "archform_inventory.py"
+
+
+def test_inventory_sets_the_login_user_the_pulumi_outputs_name(tmp_path: Path) -> None:
+    """Without ansible_user Ansible logs in as the local user name, which no cloud image has.
+
+    Ansible's `remote_user` default is the current user (ansible-core DEFAULT_REMOTE_USER:
+    "uses the default of the connection plugin", ssh's own default being the local user);
+    EC2 Ubuntu AMIs authorise the key pair for `ubuntu` only
+    (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/managing-users.html).
+    """
+    script = _inventory_script(tmp_path, "aws-p5-efa-fsx")
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text(json.dumps(_outputs("ubuntu")))
+    hosts = _inventory_hostvars(script, outputs)
+    assert {h: v.get("ansible_user") for h, v in hosts.items()} == {
+        "ctl": "ubuntu",
+        "gpu001": "ubuntu",
+    }
+    # The operator can still log in as someone else.
+    hosts = _inventory_hostvars(script, outputs, ARCHFORM_SSH_USER="ops")
+    assert {v.get("ansible_user") for v in hosts.values()} == {"ops"}
+    # No user in the outputs (an older stack): Ansible's own default, as before.
+    outputs.write_text(json.dumps(_outputs(None)))
+    hosts = _inventory_hostvars(script, outputs)
+    assert all("ansible_user" not in v for v in hosts.values())
+
+
+# What each cloud's program must export as the login user, from each vendor's documentation,
+# with the config the test passes.
+LOGIN_USERS = {
+    # Canonical's and the DLAMI's Ubuntu AMIs: `ubuntu`
+    # (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/managing-users.html).
+    "aws-p5-efa-fsx": ("pulumi_aws", {}, "ubuntu"),
+    # Azure creates the account named in osProfile.adminUsername with the SSH key
+    # (https://learn.microsoft.com/en-us/azure/virtual-machines/linux/create-ssh-keys-detailed).
+    "azure-nd-h100-v5": ("pulumi_azure_native", {"adminUsername": "hpcadmin"}, "hpcadmin"),
+    # OS Login: the POSIX user name of the operator's Google identity
+    # (https://cloud.google.com/compute/docs/oslogin/set-up-oslogin).
+    "gcp-a3-mega-tcpxo": ("pulumi_gcp", {"sshUser": "ops_example_com"}, "ops_example_com"),
+}
+
+
+@pytest.mark.parametrize("stem", sorted(LOGIN_USERS))
+def test_pulumi_program_exports_the_login_user(stem: str, tmp_path: Path) -> None:
+    sdk, config, expected = LOGIN_USERS[stem]
+    support.require_module("pulumi", sdk)
+    from archform.verify.pulumi_mock import run_program
+    from archform.verify.pulumi_projects import dry_run_config
+
+    loaded = load_paths([support.BLUEPRINTS / f"{stem}.yaml"])
+    generate(loaded, tmp_path / "tree")
+    defaults, _mocked = dry_run_config(tmp_path / "tree" / "pulumi")
+    run = run_program(tmp_path / "tree" / "pulumi", {**defaults, **config})
+    assert run.outputs["ansible_inventory"]["ssh_user"] == expected
+
+
+def test_aws_readme_sets_the_key_pair_ansible_logs_in_with() -> None:
+    """An instance launched without a key pair has no key for SSH at all.
+
+    https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-key-pairs.html ("If you don't
+    specify a key pair when you launch an instance, you can't connect to the instance" over
+    SSH with a key); the generated Ansible connects over SSH only.
+    """
+    files = _tree("aws-p5-efa-fsx")
+    steps = _bring_up(files["pulumi/README.md"])
+    up = steps.index(["pulumi", "up"])
+    assert ["pulumi", "config", "set", "keyName", "<value>"] in steps[:up]
+    declared = _yaml(files["pulumi/Pulumi.yaml"])["config"]["keyName"]
+    assert "default" not in declared, "an unset key pair must stop `pulumi up`"
+
+
+def test_gcp_readme_names_the_os_login_steps() -> None:
+    """OS Login: the key is added to the operator's profile and the VM's service account
+    needs roles/iam.serviceAccountUser for the user
+    (https://cloud.google.com/compute/docs/oslogin/set-up-oslogin)."""
+    files = _tree("gcp-a3-mega-tcpxo")
+    readme = files["pulumi/README.md"]
+    steps = _bring_up(readme)
+    up = steps.index(["pulumi", "up"])
+    assert ["pulumi", "config", "set", "sshUser", "<value>"] in steps[:up]
+    assert "gcloud compute os-login ssh-keys add" in readme
+    assert "roles/iam.serviceAccountUser" in readme
+
+
+# --- no interactive host-key prompt for brand-new nodes ------------------------------------
+
+
+@pytest.mark.parametrize("stem", ALL_TREES)
+def test_new_host_keys_do_not_prompt(stem: str) -> None:
+    """With host key checking on and nothing else, ssh asks "Are you sure you want to continue
+    connecting (yes/no)?" for every new node: "an interactive experience if using Ansible, from
+    say, cron" (https://docs.ansible.com/ansible/latest/inventory_guide/connection_details.html).
+    StrictHostKeyChecking=accept-new adds new keys and still refuses changed ones
+    (ssh_config(5), https://man.openbsd.org/ssh_config#StrictHostKeyChecking).
+    """
+    cfg = configparser.ConfigParser(interpolation=None)
+    cfg.read_string(_tree(stem)["ansible/ansible.cfg"])
+    assert cfg.getboolean("defaults", "host_key_checking") is True
+    args = shlex.split(cfg.get("ssh_connection", "ssh_args"))
+    options = [args[i + 1] for i, a in enumerate(args) if a == "-o"]
+    assert "StrictHostKeyChecking=accept-new" in options
+    ssh = shutil.which("ssh")
+    if ssh is not None:  # the local OpenSSH understands the options as written
+        parsed = subprocess.run(
+            [ssh, "-G", *args, "node.invalid"], capture_output=True, text=True, check=False
+        )
+        assert parsed.returncode == 0, parsed.stderr
+        assert "stricthostkeychecking accept-new" in parsed.stdout.lower().splitlines()
+
+
+# --- site.yml waits for the nodes `pulumi up` just started ---------------------------------
+
+
+def _first_play_tasks(site: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    plays = _yaml(site)
+    return plays[0], plays[0].get("tasks", [])
+
+
+@pytest.mark.parametrize("stem", CLOUD_TREES)
+def test_site_waits_for_ssh_and_cloud_init_first(stem: str) -> None:
+    """`pulumi up` returns once EC2/GCE/Azure report the VM running, before sshd answers and
+    before cloud-init has finished first boot; the first play must not gather facts (that is
+    the SSH connection it waits for).
+
+    ansible.builtin.wait_for_connection retries the connection until `timeout`
+    (https://docs.ansible.com/ansible/latest/collections/ansible/builtin/wait_for_connection_module.html);
+    `cloud-init status --wait` blocks until cloud-init is done, exit 0 or 2 (recoverable
+    errors, cloud-init 23.4 and later), 1 on failure
+    (https://cloudinit.readthedocs.io/en/latest/explanation/return_codes.html).
+    """
+    play, tasks = _first_play_tasks(_tree(stem)["ansible/site.yml"])
+    assert play["hosts"] == "slurm_cluster"
+    assert play.get("gather_facts") is False
+    assert "ansible.builtin.wait_for_connection" in tasks[0]
+    assert int(tasks[0]["ansible.builtin.wait_for_connection"]["timeout"]) >= 600
+    waits = [t for t in tasks if t.get("ansible.builtin.command") == "cloud-init status --wait"]
+    assert len(waits) == 1
+    assert "rc not in [0, 2]" in waits[0]["failed_when"]
+
+
+def test_onprem_site_has_no_cloud_wait() -> None:
+    play, _ = _first_play_tasks(_tree("onprem-cpu-smoke")["ansible/site.yml"])
+    assert play["name"] == "Base settings and MUNGE on every host"
+
+
+def test_syntax_check_of_the_new_first_play(tmp_path: Path) -> None:
+    support.require_tool("ansible-playbook")
+    script = _inventory_script(tmp_path, "aws-p5-efa-fsx")
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text(json.dumps(_outputs("ubuntu")))
+    env = {**os.environ, "ARCHFORM_PULUMI_OUTPUTS": str(outputs)}
+    env["ANSIBLE_COLLECTIONS_PATH"] = os.environ.get("ANSIBLE_COLLECTIONS_PATH", "")
+    check = subprocess.run(
+        ["ansible-playbook", "-i", str(script), "--syntax-check", "site.yml"],
+        cwd=script.parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
