@@ -6,7 +6,11 @@ ansible/ folder (or set ARCHFORM_PULUMI_OUTPUTS to the file). The Pulumi program
 `ansible_inventory` = {"controller": [{"name", "address"}], "login": [...],
 "compute": [{"name", "address", "group"}], "lustre": {name: {"dns_name", "mount_name"}},
 "nfs": {name: {"address", "export"}}, "scale_sets": [{"group", "resource_group", "name",
-"hostnames"}]}. Standard library only.
+"hostnames"}], "ssh_user"}. Standard library only.
+
+Ansible logs in as `ssh_user` (ansible_user of every host): the image's default user on AWS,
+the admin user on Azure, the OS Login user on GCP. Without it Ansible would log in as the local
+user name, which the nodes do not have. ARCHFORM_SSH_USER overrides it.
 
 Scale-set nodes (Azure) follow the scale set: a replaced VM comes back with a new instance id,
 computer name and address, so their addresses are read when the inventory runs, from
@@ -146,13 +150,14 @@ def build(inventory):
     missing = [n for n in LUSTRE if n not in lustre] + [n for n in NFS if n not in nfs]
     if missing:
         sys.exit(f"Pulumi outputs lack storage {', '.join(missing)} of cluster {CLUSTER!r}")
+    cluster_vars = {"archform_lustre_outputs": lustre, "archform_nfs_outputs": nfs}
+    user = os.environ.get("ARCHFORM_SSH_USER") or inventory.get("ssh_user")
+    if user:
+        cluster_vars["ansible_user"] = str(user)
     result = {
         "_meta": {"hostvars": hostvars},
         "all": {"children": ["ungrouped", "slurm_cluster"]},
-        "slurm_cluster": {
-            "children": ["controller", "login", "compute"],
-            "vars": {"archform_lustre_outputs": lustre, "archform_nfs_outputs": nfs},
-        },
+        "slurm_cluster": {"children": ["controller", "login", "compute"], "vars": cluster_vars},
         "compute": {"children": [f"compute_{name}" for name in COMPUTE_GROUPS]},
     }
     for name, hosts in groups.items():
