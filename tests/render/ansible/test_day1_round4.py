@@ -176,6 +176,25 @@ def test_gcp_readme_names_the_os_login_steps() -> None:
     assert "roles/iam.serviceAccountUser" in readme
 
 
+@pytest.mark.parametrize("stem", CLOUD_TREES)
+def test_ansible_readme_reads_the_outputs_from_the_pulumi_project(stem: str) -> None:
+    """Its steps run in ansible/, which holds no Pulumi.yaml; `pulumi stack output` there stops
+    with "no Pulumi project found in the current working directory" (pulumi/pulumi#1556). The
+    global `-C, --cwd` flag runs pulumi "as if it had been started in another directory"
+    (https://www.pulumi.com/docs/iac/cli/commands/pulumi/)."""
+    files = _tree(stem)
+    readme = files["ansible/README.md"]
+    block = readme.split("## Run it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    steps = [shlex.split(line, comments=True) for line in block.splitlines()]
+    [output] = [s for s in steps if "output" in s and "stack" in s]
+    assert output[0] == "pulumi"
+    flags = output[1 : output.index("stack")]
+    assert flags[:1] in (["-C"], ["--cwd"]), output
+    project = Path("ansible") / flags[1]
+    assert f"{os.path.normpath(project)}/Pulumi.yaml" in files
+    assert output[-2:] == [">", "pulumi-outputs.json"]
+
+
 # --- no interactive host-key prompt for brand-new nodes ------------------------------------
 
 
