@@ -273,3 +273,71 @@ def test_syntax_check_of_the_new_first_play(tmp_path: Path) -> None:
         check=False,
     )
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+# --- the first apt task does not race unattended-upgrades at first boot ---------------------
+
+
+def _common_tasks(stem: str) -> list[dict[str, Any]]:
+    tasks: list[dict[str, Any]] = _yaml(_tree(stem)["ansible/roles/common/tasks/main.yml"])
+    return tasks
+
+
+@pytest.mark.parametrize("stem", ALL_TREES)
+def test_apt_daily_runs_are_stopped_and_awaited_before_the_first_apt_task(stem: str) -> None:
+    """apt ships apt-daily.timer (apt-get update) and apt-daily-upgrade.timer (unattended-upgrade),
+    both Persistent=true (apt debian/apt-daily.timer, debian/apt-daily-upgrade.timer), and the
+    Ansible apt module waits only `lock_timeout` (60 s by default) for the dpkg lock
+    (https://docs.ansible.com/ansible/latest/collections/ansible/builtin/apt_module.html).
+    common is the first role of site.yml, so its first apt task is the playbook's first."""
+    tasks = _common_tasks(stem)
+    first_apt = next(i for i, t in enumerate(tasks) if "ansible.builtin.apt" in t)
+    before = tasks[:first_apt]
+    stops = [t for t in before if "ansible.builtin.systemd_service" in t]
+    assert any(
+        t["ansible.builtin.systemd_service"].get("state") == "stopped"
+        and t["ansible.builtin.systemd_service"].get("enabled") is False
+        for t in stops
+    ), "apt's timers keep running"
+    finds = [t for t in before if "ansible.builtin.stat" in t and "loop" in t]
+    assert any(
+        set(t["loop"]) == {"apt-daily.timer", "apt-daily-upgrade.timer"}
+        and t["ansible.builtin.stat"]["path"].startswith("/usr/lib/systemd/system/")
+        for t in finds
+    ), "the apt timers are not looked up"
+    waits = [
+        str(t["ansible.builtin.command"]).split()
+        for t in before
+        if "systemd-run" in str(t.get("ansible.builtin.command", ""))
+    ]
+    assert waits, "nothing waits for an apt run already under way"
+    argv = waits[0]
+    assert "--wait" in argv and argv[-1] == "/bin/true"
+    after = {a.split("=", 2)[2] for a in argv if a.startswith("--property=After=")}
+    assert after == {"apt-daily.service", "apt-daily-upgrade.service"}
+
+
+def test_timer_lookup_selects_the_units_that_exist(tmp_path: Path) -> None:
+    """The stop task's loop, evaluated by Ansible itself on registered stat results."""
+    support.require_tool("ansible")
+    tasks = _common_tasks("aws-p5-efa-fsx")
+    [stop] = [t for t in tasks if "apt's daily timers (they take" in t["name"]]
+    results = [
+        {"item": "apt-daily.timer", "stat": {"exists": True}},
+        {"item": "apt-daily-upgrade.timer", "stat": {"exists": False}},
+    ]
+    extra = tmp_path / "vars.json"
+    extra.write_text(json.dumps({"common_apt_timers": {"results": results}}))
+    expression = stop["loop"].replace("}}", "| map(attribute='item') | list }}")
+    command = ["ansible", "localhost", "-m", "ansible.builtin.debug", "-a", f"msg={expression}"]
+    shown = subprocess.run(
+        [*command, "-e", f"@{extra}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "ANSIBLE_LOCALHOST_WARNING": "False"},
+    )
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    result = json.loads(shown.stdout.split("=>", 1)[1])
+    assert result["msg"] == ["apt-daily.timer"]
