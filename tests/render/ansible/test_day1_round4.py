@@ -14,6 +14,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -341,3 +342,82 @@ def test_timer_lookup_selects_the_units_that_exist(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stdout + shown.stderr
     result = json.loads(shown.stdout.split("=>", 1)[1])
     assert result["msg"] == ["apt-daily.timer"]
+
+
+# --- the login user keeps a home (and Ansible its remote_tmp) once /home is shared ----------
+
+
+def _run_home_tasks(tmp_path: Path, mounts: list[str]) -> str:
+    """The nfs_client role from its home task on, in check mode on this machine, for `nobody`
+    (whose home, /nonexistent, does not exist), as ansible-playbook reports it."""
+    support.require_tool("ansible-playbook")
+    tree = tmp_path / "tree"
+    loaded = load_paths([support.BLUEPRINTS / "aws-p5-efa-fsx.yaml"])
+    generate(loaded, tree)
+    play = tmp_path / "play.yml"
+    play.write_text("- hosts: localhost\n  gather_facts: true\n  roles:\n    - nfs_client\n")
+    extra = tmp_path / "vars.json"
+    extra.write_text(
+        json.dumps(
+            {
+                "nfs_client_user": "nobody",
+                "nfs_mounts": [{"name": "home", "path": p} for p in mounts],
+            }
+        )
+    )
+    from archform.verify.checks.ansible import collections_path
+
+    collections = collections_path()
+    if collections is None:
+        support.require_tool("vendored-ansible-collections(scripts/vendor-collections.sh)")
+    command = ["ansible-playbook", "-i", "localhost,", "-c", "local", "--check", str(play)]
+    command += ["-e", f"@{extra}", "-e", f"ansible_python_interpreter={sys.executable}"]
+    ran = subprocess.run(
+        [*command, "--start-at-task", "Name the user Ansible logs in as"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={
+            **os.environ,
+            "ANSIBLE_ROLES_PATH": str(tree / "ansible" / "roles"),
+            "ANSIBLE_COLLECTIONS_PATH": str(collections),
+            "ANSIBLE_LOCALHOST_WARNING": "False",
+        },
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return ran.stdout
+
+
+def test_login_user_gets_a_home_on_the_shared_file_system(tmp_path: Path) -> None:
+    """Ansible's remote_tmp default is ~/.ansible/tmp, made with `mkdir -p` as the login user
+    (ansible-core plugins/shell/__init__.py, mkdtemp); on a fresh EFS, Filestore or Azure Files
+    share mounted on /home only root can write the root directory
+    (https://docs.aws.amazon.com/efs/latest/ug/accessing-fs-nfs-permissions.html), so the user's
+    home must be made there, owned by the user."""
+    if shutil.which("getent") is None:
+        pytest.skip("no getent on this machine")
+    out = _run_home_tasks(tmp_path, ["/"])  # /nonexistent lies under the mount "/"
+    assert "changed: [localhost]" in _home_task_report(out), out
+    out = _run_home_tasks(tmp_path / "outside", ["/srv"])  # a home outside every mount
+    section = _home_task_report(out)
+    assert "changed" not in section and "skipping" in section, out
+
+
+def _home_task_report(out: str) -> str:
+    """ansible-playbook's lines for the home task (up to the next task or the recap)."""
+    section = out.split("TASK [nfs_client : Give the login user its home", 1)[1]
+    return section.split("TASK [", 1)[0].split("PLAY RECAP", 1)[0]
+
+
+def test_home_task_runs_right_after_the_mount() -> None:
+    """Nothing between the mount and the home task may copy a file to the host."""
+    tasks = _yaml(_tree("aws-p5-efa-fsx")["ansible/roles/nfs_client/tasks/main.yml"])
+    names = [t["name"] for t in tasks]
+    mount = next(i for i, t in enumerate(tasks) if "ansible.posix.mount" in t)
+    home = names.index("Give the login user its home on the shared file system")
+    between = tasks[mount + 1 : home]
+    transfers = ("ansible.builtin.copy", "ansible.builtin.template", "ansible.builtin.unarchive")
+    assert not [t["name"] for t in between if any(k in t for k in transfers)]
+    task = tasks[home]["ansible.builtin.file"]
+    assert task["state"] == "directory" and task["mode"] == "0700"
