@@ -66,7 +66,7 @@ def test_site_yml_includes_team_tasks_at_each_hook(tmp_path: Path) -> None:
     included = {
         p["name"]: [t["ansible.builtin.include_tasks"] for t in p["tasks"]]
         for p in plays
-        if "tasks" in p
+        if "hook" in p["name"]
     }
     base = next(n for n in names if "base hook" in n)
     compute = next(n for n in names if "compute hook" in n)
@@ -75,7 +75,8 @@ def test_site_yml_includes_team_tasks_at_each_hook(tmp_path: Path) -> None:
     assert included[compute] == ["extensions/compute/10-htop.yml"]
     assert included[site] == ["extensions/site/z.yml"]
     # Hooks sit where documented: base after MUNGE, compute after the GPU stack, site last.
-    assert names.index(base) == 1 and names[-1] == site
+    assert names.index(base) == names.index("Base settings and MUNGE on every host") + 1
+    assert names[-1] == site
     assert (
         names.index(compute) == names.index("GPU, fabric and container stack on compute nodes") + 1
     )

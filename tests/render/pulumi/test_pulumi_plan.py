@@ -57,7 +57,8 @@ def test_plan_json_counts_match_the_p5_blueprint() -> None:
         if d["type"] == "aws:fsx/lustreFileSystem:LustreFileSystem"
     )
     assert tiers == sorted(s.throughput_mbps_per_tib for s in lustre)
-    assert project["mock_config"] == ["gpuCapacityReservationId"]
+    # Both have no default: the Capacity Block id, and the key pair Ansible logs in with.
+    assert project["mock_config"] == ["gpuCapacityReservationId", "keyName"]
 
 
 def test_plan_text_names_types_and_counts() -> None:
@@ -99,6 +100,7 @@ def test_plan_config_overrides_replace_mock_values() -> None:
     require_module("pulumi", "pulumi_aws")
     path = BLUEPRINTS / "aws-p5-efa-fsx.yaml"
     args = ["plan", str(path), "--format", "json", "-c", "gpuCapacityReservationId=cr-0aaa"]
+    args += ["-c", "keyName=ops"]
     result = run_cli(args, timeout=300)
     assert result.returncode == 0, result.stderr
     (project,) = json.loads(result.stdout)["projects"]

@@ -310,7 +310,8 @@ def test_inventory_output_matches_training_view(runs: dict[str, Any], stem: str)
     cluster = _case(stem).cluster
     view = training_view(cluster)
     inv = run.outputs["ansible_inventory"]
-    assert set(inv) == {"controller", "login", "compute", "lustre", "nfs", "scale_sets"}
+    assert set(inv) == {"controller", "login", "compute", "lustre", "nfs", "scale_sets", "ssh_user"}
+    assert inv["ssh_user"], "Ansible needs the user to log in as"
     assert [h["name"] for h in inv["controller"]] == [view.controller]
     assert [h["name"] for h in inv["login"]] == view.login
     assert [h["name"] for h in inv["compute"]] == view.all_hostnames

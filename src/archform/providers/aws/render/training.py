@@ -31,6 +31,9 @@ BACKUP_RETENTION_DAYS = 7  # daily automatic FSx backups kept a week (API maximu
 # image chosen for the blueprint, head nodes plain Ubuntu of the same release, both resolved
 # by EC2 from public SSM parameters at launch; override with `pulumi config set`.
 MODULES = ["__main__.py", "network.py", "iam.py", "compute.py", "storage.py"]
+# Default user of every AMI archform launches (all Ubuntu: Canonical's server AMIs, DLAMI Ubuntu):
+# https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/managing-users.html
+SSH_USER = "ubuntu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +201,15 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
             image_reference(cluster),
         ),
         ConfigKey("headImageId", "AMI for the controller and login nodes", head_reference(cluster)),
+        # Ansible reaches the nodes over SSH only: without a key pair no key is authorised on
+        # the AMI's user, so the key is required rather than optional.
+        ConfigKey("keyName", "EC2 key pair name; Ansible logs in over SSH with its key"),
+        # Canonical's Ubuntu AMIs and the DLAMI Ubuntu AMIs log in as `ubuntu`
+        # (https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/managing-users.html).
         ConfigKey(
-            "keyName",
-            "EC2 key pair name for SSH; Ansible connects over SSH (empty: no key pair)",
-            "",
+            "sshUser",
+            "User Ansible logs in as (the AMIs' default user; Ubuntu AMIs: ubuntu)",
+            SSH_USER,
         ),
     ]
     needs_reservation = False

@@ -138,7 +138,9 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
     )
     config = [
         ConfigKey("sshPublicKey", "SSH public key for the admin user (OpenSSH format)"),
-        ConfigKey("adminUsername", "Admin user on every VM", "azureuser"),
+        ConfigKey(
+            "adminUsername", "Admin user on every VM (the user Ansible logs in as)", "azureuser"
+        ),
         ConfigKey(
             "image",
             f"VM image as publisher:offer:sku:version (archform image {cluster_image(cluster).id})",

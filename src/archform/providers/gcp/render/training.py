@@ -204,6 +204,13 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
             "Cloud KMS key for boot disks and Lustre (empty: Google-managed encryption)",
             "",
         ),
+        # OS Login names the POSIX user after the Google identity (not the local user name):
+        # https://cloud.google.com/compute/docs/oslogin/set-up-oslogin
+        ConfigKey(
+            "sshUser",
+            "OS Login user name Ansible logs in as: `gcloud compute os-login describe-profile "
+            "--format='value(posixAccounts[0].username)'`",
+        ),
     ]
     for g in groups:
         if g.purchase == "reserved":
@@ -222,7 +229,10 @@ def settings(cluster: TrainingCluster) -> tuple[Settings, list[ConfigKey], list[
         "rules allow traffic inside each cluster network and SSH only from access.ssh_cidrs.",
         "Disks and file systems are encrypted at rest (Google-managed keys, or `kmsKeySelfLink`).",
         "SSH uses OS Login (project-wide SSH keys are blocked): grant the Ansible user "
-        "roles/compute.osAdminLogin.",
+        "roles/compute.osAdminLogin, and roles/iam.serviceAccountUser on the nodes' service "
+        "account (OS Login requires it for VMs that run as a service account), add its key with "
+        "`gcloud compute os-login ssh-keys add --key-file=<key>.pub`, and set `sshUser` to its "
+        "OS Login user name (https://cloud.google.com/compute/docs/oslogin/set-up-oslogin).",
         "Managed Lustre has no Pulumi resource for importing from Cloud Storage: after "
         "`pulumi up`, run `gcloud lustre instances import-data` for each storage entry that "
         "has a `source`.",

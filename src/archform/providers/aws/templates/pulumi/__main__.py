@@ -18,6 +18,7 @@ export_inventory(
     compute=nodes.compute,
     lustre=fs.lustre,
     nfs=fs.nfs,
+    ssh_user=nodes.ssh_user,
 )
 
 if s.EXTENSIONS:

@@ -110,6 +110,6 @@ REGISTRY_WRITER_ROLES = []
 CONFIG_DEFAULTS = {
     'gpuImageId': 'resolve:ssm:/aws/service/deeplearning/ami/x86_64/base-oss-nvidia-driver-gpu-ubuntu-22.04/latest/ami-id',
     'headImageId': 'resolve:ssm:/aws/service/canonical/ubuntu/server/22.04/stable/current/amd64/hvm/ebs-gp2/ami-id',
-    'keyName': '',
+    'sshUser': 'ubuntu',
 }
 EXTENSIONS = False

@@ -16,6 +16,7 @@ export_inventory(
     compute=nodes.compute,
     lustre=fs.lustre,
     nfs=fs.nfs,
+    ssh_user=nodes.ssh_user,
     scale_sets=nodes.scale_sets,
 )
 

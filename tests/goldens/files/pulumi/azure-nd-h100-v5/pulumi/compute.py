@@ -31,6 +31,8 @@ class Nodes:
     controller: list[tuple[str, object]] = field(default_factory=list)
     login: list[tuple[str, object]] = field(default_factory=list)
     compute: list[tuple[str, object, str]] = field(default_factory=list)
+    # The user Ansible logs in as (inventory ssh_user).
+    ssh_user: str = ""
     scale_sets: list[dict[str, object]] = field(default_factory=list)
 
 
@@ -154,7 +156,7 @@ def _scale_set(group: dict[str, Any], net: Network) -> azure.compute.VirtualMach
 
 def build(net: Network) -> Nodes:
     """Create every VM and scale set."""
-    nodes = Nodes()
+    nodes = Nodes(ssh_user=_config("adminUsername"))
     _head(s.CONTROLLER, s.CONTROLLER_ADDRESS, net)
     nodes.controller.append((s.CONTROLLER, s.CONTROLLER_ADDRESS))
     for name, address in zip(s.LOGIN, s.LOGIN_ADDRESSES, strict=True):

@@ -33,6 +33,8 @@ class Nodes:
     controller: list[tuple[str, object]] = field(default_factory=list)
     login: list[tuple[str, object]] = field(default_factory=list)
     compute: list[tuple[str, object, str]] = field(default_factory=list)
+    # The user Ansible logs in as (inventory ssh_user).
+    ssh_user: str = ""
 
 
 def _boot_disk(disk_type: str, size_gb: int) -> dict[str, object]:
@@ -106,7 +108,7 @@ def _reservation(group: dict[str, Any]) -> dict[str, object] | None:
 
 def build(net: Network) -> Nodes:
     """Create the service account, placement policy and every instance."""
-    nodes = Nodes()
+    nodes = Nodes(ssh_user=_config("sshUser"))
     account = gcp.serviceaccount.Account(
         f"{s.CLUSTER}-node",
         account_id=f"{s.CLUSTER}-node"[:30],

@@ -41,6 +41,8 @@ class Nodes:
     controller: list[tuple[str, object]] = field(default_factory=list)
     login: list[tuple[str, object]] = field(default_factory=list)
     compute: list[tuple[str, object, str]] = field(default_factory=list)
+    # The user Ansible logs in as (inventory ssh_user).
+    ssh_user: str = ""
 
 
 def _root_volume(size_gib: int) -> list[dict[str, object]]:
@@ -180,7 +182,7 @@ def _compute_template(
 
 def build(net: Network, profile: aws.iam.InstanceProfile) -> Nodes:
     """Create every instance; names are the inventory names."""
-    nodes = Nodes()
+    nodes = Nodes(ssh_user=_config("sshUser"))
     head = _head_template(net, profile)
     ctl = _instance(s.CONTROLLER, head)
     nodes.controller.append((s.CONTROLLER, ctl.private_ip))

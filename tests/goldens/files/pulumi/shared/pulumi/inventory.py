@@ -5,8 +5,10 @@ Shape (read by the generated Ansible inventory script):
      "compute": [{"name", "address", "group"}],
      "lustre": {"<storage name>": {"dns_name", "mount_name"}},
      "nfs": {"<storage name>": {"address", "export"}},
-     "scale_sets": [{"group", "resource_group", "name", "hostnames"}]}
+     "scale_sets": [{"group", "resource_group", "name", "hostnames"}],
+     "ssh_user": "<user Ansible logs in as>"}
 Addresses are private: Ansible reaches the nodes from inside the network or over a VPN.
+`ssh_user` is the user Ansible logs in as (the inventory script's ansible_user).
 Scale-set nodes (Azure) have no address here (null): a scale set replaces a VM under a new
 instance id, name and address, so the inventory script lists the scale set's instances when it
 runs and gives each live instance one of the group's Slurm host names.
@@ -29,6 +31,7 @@ def export_inventory(
     lustre: dict[str, tuple[Any, Any]],
     nfs: dict[str, tuple[Any, Any]],
     scale_sets: list[dict[str, Any]] | None = None,
+    ssh_user: Any = None,
 ) -> None:
     """Export the inventory; values may be Pulumi Outputs (resolved by the engine)."""
     pulumi.export(
@@ -40,5 +43,6 @@ def export_inventory(
             "lustre": {k: {"dns_name": d, "mount_name": m} for k, (d, m) in sorted(lustre.items())},
             "nfs": {k: {"address": a, "export": e} for k, (a, e) in sorted(nfs.items())},
             "scale_sets": scale_sets or [],
+            "ssh_user": ssh_user or None,
         },
     )
