@@ -113,14 +113,23 @@ def test_on_prem_message_and_hint_at_a_fractional_floor() -> None:
     assert f.line == 10  # gbps_per_node
 
 
-def test_a_catalog_type_without_a_gpu_count_is_never_offered(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("gpu", "fabric"),
+    [
+        ({"model": "A100"}, {"gbps": 3200, "interfaces": 32, "kind": "efa"}),
+        ({"model": "A100", "count": -8}, {"gbps": -3200, "interfaces": 32, "kind": "efa"}),
+    ],
+)
+def test_a_catalog_type_without_a_positive_gpu_count_is_never_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gpu: dict[str, object], fabric: object
 ) -> None:
-    # A catalog entry may leave the GPU count out (the catalog reads it as 0): there is no
-    # per-GPU share to compare, and the hint is the one the bundled catalog gives.
+    # A catalog entry may leave the GPU count out (the catalog reads it as 0) or give a
+    # nonsensical one: there is no per-GPU share to compare (even where the signs of a
+    # negative count and bandwidth would cancel), and the hint is the bundled catalog's.
     data = YAML(typ="safe").load(CATALOG.read_text("utf-8"))
     entry = dict(data["instances"]["p5.48xlarge"])
-    entry["gpu"] = {"model": "H100"}
+    entry["gpu"] = gpu
+    entry["fabric"] = fabric
     data["instances"]["p5z.48xlarge"] = entry
     path = tmp_path / "catalog.yaml"
     YAML(typ="safe").dump(data, path)
@@ -140,3 +149,24 @@ def test_a_fractional_share_per_gpu_is_stated_exactly() -> None:
         "fabric gives 12.5 Gbps per GPU (100 Gbps for 8 GPUs per node); threshold: >= 100 Gbps "
         "per GPU; "
     )
+
+
+def test_single_gpu_types_are_offered() -> None:
+    # at a 25 Gbps-per-GPU floor only the one-GPU g5 sizes qualify (25 Gbps for 1 A10G)
+    (f,) = _with(_aws("g5.12xlarge", 4), min_gbps_per_gpu=25)
+    assert f.hint == (
+        "the g5.12xlarge fabric is fixed by the instance type; use g5.16xlarge "
+        "(25 Gbps efa for 1 A10G) or g5.4xlarge (25 Gbps ethernet for 1 A10G)"
+    )
+
+
+def test_on_prem_nodes_shaped_like_an_instance_type_can_change_their_fabric() -> None:
+    # on-prem, the instance type only fills the node's shape (8 A100, 400 Gbps): the fabric
+    # is the site's to provision, 100 x 8 = 800 Gbps per node
+    text = (
+        "version: 1\nkind: TrainingCluster\nname: c\n"
+        "placement: {provider: onprem, region: lab}\n"
+        "compute: {nodes: 4, instance_type: p4de.24xlarge}\n"
+    )
+    (f,) = findings("NET002", text)
+    assert f.hint == "provision 800 Gbps per node or more, ideally one NIC per GPU"
