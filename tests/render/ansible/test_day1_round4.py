@@ -395,8 +395,7 @@ def test_login_user_gets_a_home_on_the_shared_file_system(tmp_path: Path) -> Non
     share mounted on /home only root can write the root directory
     (https://docs.aws.amazon.com/efs/latest/ug/accessing-fs-nfs-permissions.html), so the user's
     home must be made there, owned by the user."""
-    if shutil.which("getent") is None:
-        pytest.skip("no getent on this machine")
+    support.require_tool("getent")
     out = _run_home_tasks(tmp_path, ["/"])  # /nonexistent lies under the mount "/"
     assert "changed: [localhost]" in _home_task_report(out), out
     out = _run_home_tasks(tmp_path / "outside", ["/srv"])  # a home outside every mount
