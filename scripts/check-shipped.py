@@ -32,8 +32,9 @@ SHARED: dict[str, tuple[list[Path], list[Path]]] = {
     "ansible-filters": ([TEMPLATES / "ansible/filter_plugins"], []),
     "policy-pack": ([TEMPLATES / "policy"], []),
 }
-# A provider's training program (its templates/pulumi/) imports the shared modules beside it.
-COMMON = {"pulumi": [TEMPLATES / "pulumi/common"]}
+# A provider's training program (its templates/pulumi/) imports the shared modules beside it;
+# its policy module (templates/policy/cloud.py) imports the shared policy core.
+COMMON = {"pulumi": [TEMPLATES / "pulumi/common"], "policy": [TEMPLATES / "policy"]}
 SHELLS = ("#!/bin/sh", "#!/bin/bash", "#!/usr/bin/env bash", "#!/usr/bin/env sh")
 
 

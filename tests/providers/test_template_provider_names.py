@@ -156,25 +156,8 @@ def count(root: Path, names: set[str]) -> Counter[tuple[str, str]]:
     return out
 
 
-# (file under templates/, name) -> the most occurrences still allowed, and why. The list may
-# only shrink; a name anywhere else fails.
-NOT_YET_MOVED: dict[tuple[str, str], tuple[int, str]] = {
-    # The policy pack is one shared program whose policies dispatch on Pulumi resource types
-    # of every cloud ("aws:eks/cluster:Cluster"); splitting it into a shared core plus a module
-    # from each provider's templates/policy/ changes every pack (issue #23, not done yet).
-    ("policy/policies.py", "aws"): (35, "policy pack: resource types of every cloud"),
-    ("policy/policies.py", "azure"): (2, "policy pack: resource types of every cloud"),
-    ("policy/policies.py", "azure-native"): (12, "policy pack: resource types of every cloud"),
-    ("policy/policies.py", "gcp"): (10, "policy pack: resource types of every cloud"),
-}
-
-
 def test_shared_templates_name_no_provider() -> None:
-    found = count(templates_dir(), words())
-    unlisted = {key: n for key, n in found.items() if key not in NOT_YET_MOVED}
-    assert unlisted == {}
-    grown = {k: n for k, n in found.items() if k in NOT_YET_MOVED and n > NOT_YET_MOVED[k][0]}
-    assert grown == {}, "the policy pack's provider names may only shrink"
+    assert dict(count(templates_dir(), words())) == {}
 
 
 def test_every_provider_template_lives_in_a_provider_package() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,99 @@ def test_pack_is_generated_beside_the_program(name: str, root: Path) -> None:
     policies = load_policies(pack)
     assert {p.name for p in policies} == POLICY_NAMES
     assert all(p.enforcement_level.value == "mandatory" for p in policies)
+
+
+def _blueprint_cloud(name: str) -> str:
+    """The cloud a program deploys into, read from its blueprint: the fleet of that name's
+    placement.provider, or (a Platform's registry program) the registry's provider."""
+    from ruamel.yaml import YAML
+
+    key = PROGRAMS[name][0]
+    for doc in YAML(typ="safe").load_all(SOURCES[key].read_text("utf-8")):
+        if doc.get("kind") == "InferenceFleet" and doc.get("name") == name:
+            return str(doc["placement"]["provider"])
+        if doc.get("kind") == "Platform" and name == f"{doc.get('name')}-registry":
+            return str(doc["registry"]["provider"])
+    raise AssertionError(f"no program {name} in {key}")
+
+
+def _setting(path: Path, key: str) -> Any:
+    """The literal value of `key = ...` in a generated settings module."""
+    import ast
+
+    for node in ast.parse(path.read_text("utf-8")).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == key:
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"no {key} in {path}")
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_pack_carries_the_shared_core_and_only_its_clouds_modules(name: str, root: Path) -> None:
+    """policy_core.py, plus cloud_<provider>.py for the cloud the blueprint deploys into."""
+    pack = _program(name, root) / "policy"
+    cloud = _blueprint_cloud(name)
+    modules = sorted(p.name for p in pack.glob("cloud_*.py"))
+    assert modules == [f"cloud_{cloud}.py"]
+    assert (pack / "policy_core.py").is_file()
+    assert _setting(pack / "pack_settings.py", "CLOUDS") == [f"cloud_{cloud}"]
+
+
+def test_without_its_cloud_module_a_pack_misses_that_clouds_faults(root: Path) -> None:
+    """The cloud checks run only through the cloud's module: a pack whose pack_settings names
+    no cloud still loads, but no longer sees a public security-group rule."""
+    support.require_module("pulumi_policy")
+    from archform.verify.policy_pack import evaluate, load_policies
+
+    project = _program("h100-serve", root)
+    run = programs.run(project)
+    rule = _one(run.resources, "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule")
+    seeded = _swap(run.resources, rule, inputs={**rule.inputs, "cidrIpv4": "0.0.0.0/0"})
+    pack = project / "policy"
+    fired = _fired(evaluate(load_policies(pack), seeded), "no-public-ingress")
+    assert [m for m in fired if rule.name in m and "0.0.0.0/0" in m]
+    bare = root / "bare-pack"
+    shutil.copytree(pack, bare, dirs_exist_ok=True)
+    settings = bare / "pack_settings.py"
+    assert _setting(settings, "CLOUDS") == ["cloud_aws"]
+    text = settings.read_text("utf-8")
+    settings.write_text(text.replace("CLOUDS = ['cloud_aws']", "CLOUDS = []"), "utf-8")
+    assert _setting(settings, "CLOUDS") == []
+    fired = _fired(evaluate(load_policies(bare), seeded), "no-public-ingress")
+    assert [m for m in fired if rule.name in m] == []
+    # Without the cloud's internal load-balancer annotations its Services look open: the
+    # shared check fails closed.
+    assert any("internet-facing load balancer" in m for m in fired)
+
+
+def test_every_provider_that_hosts_a_fleet_or_registry_supplies_its_policy_module() -> None:
+    """A fleet or registry cloud's pack must read its resources: its package ships
+    templates/policy/cloud.py, whose CLOUD names cluster and pool types of its own SDK."""
+    support.require_module("pulumi_policy")
+    import ast
+
+    from archform import providers
+    from archform.render.targets.common.clouds import cloud
+    from archform.spec.provider import spec_of
+
+    hosting = [
+        n for n in providers.names() if spec_of(n).fleets or spec_of(n).registry_scheme is not None
+    ]
+    assert set(hosting) >= {"aws", "gcp", "azure"}
+    for name in hosting:
+        folder = providers.templates(name)
+        assert folder is not None, name
+        source = (folder / "policy/cloud.py").read_text("utf-8")
+        sdk = cloud(name).pulumi_sdk
+        assert sdk is not None, name
+        prefix = sdk[0].removeprefix("pulumi-") + ":"
+        literals = {
+            n.value
+            for n in ast.walk(ast.parse(source))
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and ":" in n.value
+        }
+        types = {t for t in literals if t.count(":") == 2 and " " not in t}
+        own = {t for t in types if not t.startswith("kubernetes:")}
+        assert own and all(t.startswith(prefix) for t in own), (name, sorted(own))
 
 
 # --- the bundled programs hold every invariant (minus the issue's open items) -------------

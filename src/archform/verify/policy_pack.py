@@ -23,7 +23,6 @@ from archform.verify.pulumi_mock import MockResource
 
 PACK_DIR = "policy"
 POLICIES_FILE = "policies.py"
-SETTINGS_MODULE = "pack_settings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,21 +45,28 @@ def pack_of(project: Path) -> Path | None:
 
 
 def load_policies(pack: Path) -> list[Any]:
-    """Import the pack's policies.py under a private module name; return POLICIES."""
+    """Import the pack's policies.py under a private module name; return POLICIES.
+
+    policies.py imports the modules beside it by bare name (pack_settings, policy_core, each
+    cloud's module): every one of them is imported fresh from this pack and forgotten
+    afterwards, so packs of different programs never share a module.
+    """
     name = f"_archform_policy_pack_{abs(hash(str(pack.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, pack / POLICIES_FILE)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {pack / POLICIES_FILE}")
     module = importlib.util.module_from_spec(spec)
+    own = {p.stem for p in pack.glob("*.py")} - {"__main__"}
+    saved = {m: sys.modules.pop(m) for m in own if m in sys.modules}
     sys.modules[name] = module
-    # policies.py imports its generated settings (pack_settings.py) from its own folder.
     sys.path.insert(0, str(pack))
-    sys.modules.pop(SETTINGS_MODULE, None)
     try:
         spec.loader.exec_module(module)
     finally:
         sys.modules.pop(name, None)
-        sys.modules.pop(SETTINGS_MODULE, None)
+        for m in own:
+            sys.modules.pop(m, None)
+        sys.modules.update(saved)
         sys.path.remove(str(pack))
     return list(module.POLICIES)
 

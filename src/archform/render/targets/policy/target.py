@@ -1,17 +1,21 @@
 """Target `policy`: a Pulumi CrossGuard policy pack beside each fleet and Platform program.
 
 Output (relative to the document's root): pulumi/policy/ with PulumiPolicy.yaml,
-__main__.py (serves the pack), policies.py (the policies and what this program is expected
-to hold), requirements.txt and README.md. `pulumi preview --policy-pack policy` enforces the
-invariants in a real account; `archform verify` evaluates policies.py on the mock-recorded
-resource graph of the program next to it.
+__main__.py (serves the pack), policies.py (the policies), policy_core.py (what they share),
+one cloud_<provider>.py per cloud the program deploys into (that provider's
+templates/policy/cloud.py: its resource types and how they are read), pack_settings.py
+(what this program is expected to hold, and which clouds), requirements.txt and README.md.
+`pulumi preview --policy-pack policy` enforces the invariants in a real account;
+`archform verify` evaluates policies.py on the mock-recorded resource graph of the program
+next to it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archform.render.env import render, shipped
+from archform import providers
+from archform.render.env import exists, provider_template, render, shipped
 from archform.render.plain import plain
 from archform.render.target import Target
 from archform.render.targets.common.pulumi import SettingRow
@@ -145,24 +149,49 @@ def registry_expect(platform: Platform, fleet: InferenceFleet) -> PolicyExpect:
 SETTINGS_MODULE = "pack_settings.py"
 
 
-def pack_files(expect: PolicyExpect) -> list[GeneratedFile]:
-    """The pack's files for one program.
+CLOUD_FILE = "policy/cloud.py"
 
-    The policy code (__main__.py, policies.py) is shipped verbatim; what varies per program
-    is pack_settings.py (PACK_NAME, EXPECT), rendered like a Pulumi program's settings.py.
+
+def cloud_modules(clouds: list[str]) -> list[tuple[str, str]]:
+    """(pack module name, environment file) of each cloud's policy module, in registry order.
+
+    A provider without templates/policy/cloud.py adds none: the shared policies still run
+    (Kubernetes objects, await budgets, credentials), with no cloud resource type to read.
+    """
+    out = []
+    for name in providers.names():
+        if name in clouds and providers.templates(name) is not None:
+            file = provider_template(name, CLOUD_FILE)
+            if exists(file):
+                out.append((f"cloud_{name.replace('-', '_')}", file))
+    return out
+
+
+def pack_files(expect: PolicyExpect, clouds: list[str]) -> list[GeneratedFile]:
+    """The pack's files for one program whose resources live in `clouds`.
+
+    The policy code (__main__.py, policies.py, policy_core.py and each cloud's module) is
+    shipped verbatim; what varies per program is pack_settings.py (PACK_NAME, CLOUDS,
+    EXPECT), rendered like a Pulumi program's settings.py.
     """
     pack_name = f"{expect.program}-invariants"
+    modules = cloud_modules(clouds)
     ctx = {"expect": expect, "pack_name": pack_name, "pins": PINS}
-    rows = [SettingRow("PACK_NAME", pack_name), SettingRow("EXPECT", plain(expect))]
+    rows = [
+        SettingRow("PACK_NAME", pack_name),
+        SettingRow("CLOUDS", [module for module, _ in modules]),
+        SettingRow("EXPECT", plain(expect)),
+    ]
     settings = render("pulumi/common/settings.py.j2", {"settings": rows})
     files = [GeneratedFile.text(f"{PACK}/{n}", render(f"policy/{n}.j2", ctx)) for n in TEMPLATED]
     files += [GeneratedFile.text(f"{PACK}/{n}", shipped(f"policy/{n}")) for n in SHIPPED]
+    files += [GeneratedFile.text(f"{PACK}/{m}.py", shipped(file)) for m, file in modules]
     files.append(GeneratedFile.text(f"{PACK}/{SETTINGS_MODULE}", settings))
     return sorted(files, key=lambda f: f.path)
 
 
 TEMPLATED = ("PulumiPolicy.yaml", "requirements.txt", "README.md")
-SHIPPED = ("__main__.py", "policies.py")
+SHIPPED = ("__main__.py", "policies.py", "policy_core.py")
 
 
 def _applies(doc: Document) -> bool:
@@ -176,12 +205,13 @@ def _applies(doc: Document) -> bool:
 def _render(doc: Document, blueprints: BlueprintSet) -> list[GeneratedFile]:
     model = doc.model
     if isinstance(model, InferenceFleet):
-        return pack_files(fleet_expect(model))
+        return pack_files(fleet_expect(model), [model.placement.provider])
     assert isinstance(model, Platform)
     found = blueprints.by_name.get(model.inference)
     if found is None or not isinstance(found.model, InferenceFleet):
         return []  # the platform target reports the missing fleet
-    return pack_files(registry_expect(model, found.model))
+    clouds = [model.registry.provider, found.model.placement.provider]
+    return pack_files(registry_expect(model, found.model), clouds)
 
 
 TARGET = Target(name="policy", applies=_applies, render=_render)
