@@ -4,6 +4,7 @@ Change the blueprint and run `archform generate` again instead.
 """
 
 PACK_NAME = 'sivaro-registry-invariants'
+CLOUDS = ['cloud_aws']
 EXPECT = {
     'program': 'sivaro-registry',
     'kind': 'registry',
